@@ -1,0 +1,118 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+// The only module that reads process.env. Everything else receives configuration from here, so a
+// bad value fails fast with a message naming the variable.
+
+const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+const booleanFlag = z.preprocess(
+  emptyAsUndefined,
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((value) => value === 'true' || value === '1' || value === 'yes'),
+);
+
+const positiveInt = (fallback: number) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
+
+const optionalUrl = z.preprocess(
+  emptyAsUndefined,
+  z
+    .url({ protocol: /^https?$/ })
+    .transform((value) => value.replace(/\/+$/, ''))
+    .optional(),
+);
+
+const rawEnvSchema = z.object({
+  NODE_ENV: z.preprocess(emptyAsUndefined, z.enum(['development', 'production', 'test']).default('production')),
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(65535).default(3000)),
+  HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
+  BASE_URL: optionalUrl,
+  STREAM_URL: optionalUrl,
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./data')),
+  DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().optional()),
+  FFMPEG_PATH: z.preprocess(emptyAsUndefined, z.string().default('ffmpeg')),
+  FFPROBE_PATH: z.preprocess(emptyAsUndefined, z.string().default('ffprobe')),
+  ALLOW_PRIVATE_INPUT_URLS: booleanFlag,
+  MAX_INPUT_BYTES: positiveInt(50 * 1024 ** 3),
+  MAX_INPUT_DURATION_SECONDS: positiveInt(12 * 60 * 60),
+  INPUT_DOWNLOAD_TIMEOUT_SECONDS: positiveInt(60 * 60),
+  INGEST_CONCURRENCY: positiveInt(Math.max(1, Math.min(2, os.availableParallelism()))),
+  ASSET_GET_RATE_PER_SECOND: positiveInt(1),
+  ASSET_GET_RATE_BURST: positiveInt(5),
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+});
+
+export type Env = {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  baseUrl: string;
+  streamUrl: string;
+  dataDir: string;
+  database: { provider: 'sqlite'; filePath: string };
+  ffmpegPath: string;
+  ffprobePath: string;
+  allowPrivateInputUrls: boolean;
+  maxInputBytes: number;
+  maxInputDurationSeconds: number;
+  inputDownloadTimeoutMs: number;
+  ingestConcurrency: number;
+  assetGetRate: { perSecond: number; burst: number };
+  logLevel: string;
+};
+
+const parseDatabaseUrl = (databaseUrl: string | undefined, dataDir: string): Env['database'] => {
+  if (!databaseUrl) return { provider: 'sqlite', filePath: path.join(dataDir, 'keyframe.db') };
+  if (databaseUrl.startsWith('file:')) {
+    const filePath = databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    return { provider: 'sqlite', filePath: path.resolve(filePath) };
+  }
+  throw new Error(
+    `DATABASE_URL must be a SQLite "file:" URL (got "${databaseUrl.split(':')[0]}:"); PostgreSQL is not supported yet`,
+  );
+};
+
+export const parseEnv = (source: Record<string, string | undefined>): Env => {
+  const result = rawEnvSchema.safeParse(source);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid environment configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const raw = result.data;
+  const dataDir = path.resolve(raw.DATA_DIR);
+  const baseUrl = raw.BASE_URL ?? `http://localhost:${raw.PORT}`;
+  return {
+    nodeEnv: raw.NODE_ENV,
+    port: raw.PORT,
+    host: raw.HOST,
+    baseUrl,
+    streamUrl: raw.STREAM_URL ?? baseUrl,
+    dataDir,
+    database: parseDatabaseUrl(raw.DATABASE_URL, dataDir),
+    ffmpegPath: raw.FFMPEG_PATH,
+    ffprobePath: raw.FFPROBE_PATH,
+    allowPrivateInputUrls: raw.ALLOW_PRIVATE_INPUT_URLS,
+    maxInputBytes: raw.MAX_INPUT_BYTES,
+    maxInputDurationSeconds: raw.MAX_INPUT_DURATION_SECONDS,
+    inputDownloadTimeoutMs: raw.INPUT_DOWNLOAD_TIMEOUT_SECONDS * 1000,
+    ingestConcurrency: raw.INGEST_CONCURRENCY,
+    assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
+    logLevel: raw.LOG_LEVEL,
+  };
+};
+
+let cachedEnv: Env | undefined;
+
+// Parsed on first use rather than at import, so `next build` can load route modules without a
+// runtime configuration.
+export const getEnv = (): Env => {
+  cachedEnv ??= parseEnv(process.env);
+  return cachedEnv;
+};

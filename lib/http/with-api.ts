@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { parseBasicCredentials } from '../auth/basic-credentials';
+import { verifyAccessToken, type AuthenticatedToken } from '../auth/verify-access-token';
+import { getEnv } from '../env';
+import { getLogger } from '../log';
+import { ApiError, isApiError } from './api-error';
+import { rateLimitBuckets, takeToken } from './rate-limit';
+import { errorResponse } from './respond';
+import { zodIssueMessages } from './zod-messages';
+
+// The one wrapper every API route handler goes through: HTTP Basic auth with an access token,
+// zod validation of params/query/body, and mapping of every thrown error to Mux's error shape.
+
+type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+
+type HandlerArgs<P, Q, B> = { request: Request; token: AuthenticatedToken; params: P; query: Q; body: B };
+
+type ApiOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = {
+  params?: P;
+  query?: Q;
+  body?: B;
+  // Defaults to 'read' for GET and 'write' for everything else.
+  access?: 'read' | 'write';
+  // A key per (token, resource) to apply the polling rate limit to.
+  rateLimitKey?: (args: HandlerArgs<z.output<P>, z.output<Q>, z.output<B>>) => string;
+};
+
+const unauthorized = () =>
+  new ApiError('unauthorized', 'Unauthorized request', { 'www-authenticate': 'Basic realm="Keyframe API"' });
+
+export const authenticate = async (request: Request): Promise<AuthenticatedToken> => {
+  const credentials = parseBasicCredentials(request.headers.get('authorization'));
+  if (!credentials) throw unauthorized();
+  const token = await verifyAccessToken(credentials.id, credentials.secret);
+  if (!token) throw unauthorized();
+  return token;
+};
+
+const readJsonBody = async (request: Request): Promise<unknown> => {
+  const text = await request.text();
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError('invalid_parameters', 'Request body is not valid JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ApiError('invalid_parameters', 'Request body must be a JSON object');
+  }
+  return parsed;
+};
+
+const parseWith = <S extends z.ZodType>(schema: S | undefined, value: unknown, location: string): z.output<S> => {
+  if (!schema) return undefined as z.output<S>;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  // Path parameters carry complete messages ("Asset id "x" was invalid"), like Mux's.
+  const messages =
+    location === 'path' ? result.error.issues.map((issue) => issue.message) : zodIssueMessages(result.error, location);
+  throw new ApiError('invalid_parameters', messages);
+};
+
+export const toErrorResponse = (error: unknown, request: Request): Response => {
+  if (isApiError(error)) return errorResponse(error);
+  if (error instanceof z.ZodError) return errorResponse(new ApiError('invalid_parameters', zodIssueMessages(error)));
+  if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2025') {
+    return errorResponse(new ApiError('not_found', 'The requested resource was not found'));
+  }
+  getLogger().error({ err: error, method: request.method, url: request.url }, 'unhandled error in API route');
+  return errorResponse(new ApiError('internal_error', 'An unexpected error occurred'));
+};
+
+export const withApi =
+  <P extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined, B extends z.ZodType = z.ZodUndefined>(
+    handler: (args: HandlerArgs<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Response>,
+    options: ApiOptions<P, Q, B> = {},
+  ) =>
+  async (request: Request, context: RouteContext): Promise<Response> => {
+    try {
+      const token = await authenticate(request);
+      const access = options.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write');
+      if (access === 'write' && token.permission !== 'read_write') {
+        throw new ApiError('forbidden', 'This access token is read-only');
+      }
+      const params = parseWith(options.params, await context.params, 'path');
+      const query = parseWith(options.query, Object.fromEntries(new URL(request.url).searchParams), 'query');
+      const body = parseWith(options.body, options.body ? await readJsonBody(request) : undefined, 'body');
+      const args = { request, token, params, query, body };
+      if (options.rateLimitKey) {
+        const decision = takeToken(rateLimitBuckets('asset-get'), options.rateLimitKey(args), getEnv().assetGetRate);
+        if (!decision.allowed) {
+          const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+          throw new ApiError('too_many_requests', 'Too many requests, retry later.', {
+            'retry-after': String(retryAfterSeconds),
+            'retry-after-ms': String(decision.retryAfterMs),
+          });
+        }
+      }
+      return await handler(args);
+    } catch (error) {
+      return toErrorResponse(error, request);
+    }
+  };

@@ -1,0 +1,107 @@
+import { unixSeconds } from './common';
+import { videoQualityFor, type EncodingTier } from './asset-settings';
+
+// Maps stored assets to the Mux wire format (snake_case, `created_at` as a string of Unix seconds,
+// fields that are not known yet left out rather than sent as null).
+
+export type PlaybackIdRecord = { id: string; policy: string };
+
+export type AssetRecord = {
+  id: string;
+  status: string;
+  progressState: string;
+  encodingTier: string;
+  maxResolutionTier: string;
+  mp4Support: string;
+  masterAccess: string;
+  ingestType: string;
+  passthrough: string | null;
+  metaJson: string | null;
+  test: boolean;
+  uploadId: string | null;
+  durationSeconds: number | null;
+  aspectRatio: string | null;
+  maxFrameRate: number | null;
+  resolutionTier: string | null;
+  tracksJson: string | null;
+  errorType: string | null;
+  errorMessagesJson: string | null;
+  createdAt: Date;
+  playbackIds: PlaybackIdRecord[];
+};
+
+export type VideoTrack = {
+  id: string;
+  type: 'video';
+  duration?: number;
+  max_width: number;
+  max_height: number;
+  max_frame_rate: number;
+};
+export type AudioTrack = {
+  id: string;
+  type: 'audio';
+  duration?: number;
+  max_channels: number;
+  max_channel_layout?: string;
+  primary: boolean;
+  language_code?: string;
+};
+export type Track = VideoTrack | AudioTrack;
+
+const PROGRESS: Record<string, { state: string; progress: number }> = {
+  ingesting: { state: 'ingesting', progress: 0 },
+  transcoding: { state: 'transcoding', progress: 0 },
+  completed: { state: 'completed', progress: 100 },
+  errored: { state: 'errored', progress: -1 },
+};
+
+const storedResolutionLabel = (tracks: Track[]): string => {
+  const video = tracks.find((track): track is VideoTrack => track.type === 'video');
+  if (!video) return 'Audio only';
+  const shortSide = Math.min(video.max_width, video.max_height);
+  if (shortSide < 720) return 'SD';
+  if (shortSide < 1080) return 'HD';
+  if (shortSide < 2160) return 'FHD';
+  return 'UHD';
+};
+
+const parseJson = <T>(text: string | null): T | undefined => (text ? (JSON.parse(text) as T) : undefined);
+
+export const serializePlaybackId = (playbackId: PlaybackIdRecord) => ({ id: playbackId.id, policy: playbackId.policy });
+
+export const serializeAsset = (asset: AssetRecord) => {
+  const tracks = parseJson<Track[]>(asset.tracksJson);
+  const meta = parseJson<Record<string, string>>(asset.metaJson);
+  const errorMessages = parseJson<string[]>(asset.errorMessagesJson);
+  const encodingTier = asset.encodingTier as EncodingTier;
+  return {
+    id: asset.id,
+    created_at: unixSeconds(asset.createdAt),
+    status: asset.status,
+    progress: PROGRESS[asset.progressState] ?? PROGRESS.ingesting,
+    ...(asset.durationSeconds !== null && { duration: Math.round(asset.durationSeconds * 1e6) / 1e6 }),
+    ...(asset.aspectRatio !== null && { aspect_ratio: asset.aspectRatio }),
+    ...(tracks && { max_stored_resolution: storedResolutionLabel(tracks) }),
+    ...(asset.resolutionTier !== null && { resolution_tier: asset.resolutionTier }),
+    max_resolution_tier: asset.maxResolutionTier,
+    ...(asset.maxFrameRate !== null && { max_stored_frame_rate: asset.maxFrameRate }),
+    video_quality: videoQualityFor(encodingTier),
+    encoding_tier: encodingTier,
+    ...(asset.playbackIds.length > 0 && { playback_ids: asset.playbackIds.map(serializePlaybackId) }),
+    ...(tracks && { tracks }),
+    ...(asset.status === 'errored' && {
+      errors: { type: asset.errorType ?? 'invalid_input', messages: errorMessages ?? [] },
+    }),
+    ...(asset.passthrough !== null && { passthrough: asset.passthrough }),
+    ...(meta && { meta }),
+    ...(asset.test && { test: true }),
+    ...(asset.uploadId !== null && { upload_id: asset.uploadId }),
+    ingest_type: asset.ingestType,
+    mp4_support: asset.mp4Support,
+    master_access: asset.masterAccess,
+    normalize_audio: false,
+  };
+};
+
+export type AssetJson = ReturnType<typeof serializeAsset>;
