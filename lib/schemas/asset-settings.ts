@@ -5,8 +5,9 @@ import { z } from 'zod';
 // schema accepts every value Mux knows; `normalizeAssetSettings` then rejects, with a message
 // saying why, the values this server cannot honour yet.
 
-const playbackPolicy = z.enum(['public', 'signed', 'drm']);
-const policyList = z.union([playbackPolicy, z.array(playbackPolicy)]);
+const POLICY_MESSAGE = 'must be "public" or "signed", or an array of them';
+const playbackPolicy = z.enum(['public', 'signed', 'drm'], { error: POLICY_MESSAGE });
+const policyList = z.union([playbackPolicy, z.array(playbackPolicy)], { error: POLICY_MESSAGE });
 
 const overlaySettings = z.object({}).passthrough();
 
@@ -36,7 +37,7 @@ export const metaSchema = z.object({
 export const passthroughSchema = z.string().max(255, { error: 'must be at most 255 characters' });
 
 export const assetSettingsSchema = z.object({
-  input: z.union([z.string(), z.array(inputSchema)]).optional(),
+  input: z.union([z.string(), z.array(inputSchema)], { error: 'must be a URL string or an array of input objects' }).optional(),
   inputs: z.array(inputSchema).optional(),
   playback_policy: policyList.optional(),
   playback_policies: policyList.optional(),

@@ -1,0 +1,89 @@
+import { getDb } from '../db/client';
+import { generateId } from '../utils/ids';
+import { notifyJobEnqueued } from './signals';
+
+// A job queue in the database: rows are claimed with a conditional update (status 'pending' →
+// 'running'), which is atomic on SQLite and PostgreSQL alike and needs no Redis.
+
+export type JobRow = { id: string; name: string; payloadJson: string; attempts: number; maxAttempts: number };
+
+export const enqueueJob = async ({
+  name,
+  payload,
+  maxAttempts,
+  dedupeKey,
+}: {
+  name: string;
+  payload: unknown;
+  maxAttempts: number;
+  dedupeKey?: string;
+}): Promise<void> => {
+  const db = getDb();
+  const data = { id: generateId(), name, payloadJson: JSON.stringify(payload), maxAttempts, dedupeKey };
+  if (dedupeKey) {
+    await db.job.upsert({ where: { dedupeKey }, create: data, update: {} });
+  } else {
+    await db.job.create({ data });
+  }
+  notifyJobEnqueued();
+};
+
+export const claimNextJob = async (workerId: string): Promise<JobRow | null> => {
+  const db = getDb();
+  for (let tries = 0; tries < 5; tries++) {
+    const candidate = await db.job.findFirst({
+      where: { status: 'pending', runAfter: { lte: new Date() } },
+      orderBy: [{ runAfter: 'asc' }, { createdAt: 'asc' }],
+      select: { id: true },
+    });
+    if (!candidate) return null;
+    const claimed = await db.job.updateMany({
+      where: { id: candidate.id, status: 'pending' },
+      data: { status: 'running', lockedAt: new Date(), lockedBy: workerId, attempts: { increment: 1 } },
+    });
+    if (claimed.count === 1) {
+      return db.job.findUniqueOrThrow({
+        where: { id: candidate.id },
+        select: { id: true, name: true, payloadJson: true, attempts: true, maxAttempts: true },
+      });
+    }
+  }
+  return null;
+};
+
+export const completeJob = async (id: string): Promise<void> => {
+  await getDb().job.update({
+    where: { id },
+    data: { status: 'completed', lockedAt: null, lockedBy: null, dedupeKey: null, lastError: null },
+  });
+};
+
+const backoffMs = (attempt: number) => Math.min(5 * 60_000, 2_000 * 2 ** (attempt - 1));
+
+export const failJob = async (job: JobRow, error: unknown, { retry }: { retry: boolean }): Promise<void> => {
+  const message = error instanceof Error ? error.message : String(error);
+  await getDb().job.update({
+    where: { id: job.id },
+    data: retry
+      ? { status: 'pending', lockedAt: null, lockedBy: null, lastError: message, runAfter: new Date(Date.now() + backoffMs(job.attempts)) }
+      : { status: 'failed', lockedAt: null, lockedBy: null, lastError: message, dedupeKey: null },
+  });
+};
+
+// Puts a job back without counting the attempt (graceful shutdown).
+export const releaseJob = async (job: JobRow): Promise<void> => {
+  await getDb().job.update({
+    where: { id: job.id },
+    data: { status: 'pending', lockedAt: null, lockedBy: null, attempts: Math.max(0, job.attempts - 1) },
+  });
+};
+
+// The embedded worker is the only one using this database, so anything still marked running when
+// it starts was interrupted (crash, kill -9) and is picked up again.
+export const recoverInterruptedJobs = async (): Promise<number> => {
+  const result = await getDb().job.updateMany({
+    where: { status: 'running' },
+    data: { status: 'pending', lockedAt: null, lockedBy: null },
+  });
+  return result.count;
+};

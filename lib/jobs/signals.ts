@@ -1,0 +1,33 @@
+import { EventEmitter } from 'node:events';
+import { processSingleton } from '../utils/process-singleton';
+
+// Process-wide signals between request handlers and the in-process worker: "a job was enqueued"
+// (so the worker need not wait for its next poll) and "stop work on this asset" (deletion).
+
+const queueSignal = () => processSingleton('job-queue-signal', () => new EventEmitter());
+
+export const notifyJobEnqueued = (): void => {
+  queueSignal().emit('enqueued');
+};
+
+export const onJobEnqueued = (listener: () => void): (() => void) => {
+  queueSignal().on('enqueued', listener);
+  return () => queueSignal().off('enqueued', listener);
+};
+
+const assetWork = () => processSingleton('asset-work', () => new Map<string, Set<AbortController>>());
+
+export const registerAssetWork = (assetId: string, controller: AbortController): (() => void) => {
+  const registry = assetWork();
+  const controllers = registry.get(assetId) ?? new Set<AbortController>();
+  controllers.add(controller);
+  registry.set(assetId, controllers);
+  return () => {
+    controllers.delete(controller);
+    if (controllers.size === 0) registry.delete(assetId);
+  };
+};
+
+export const cancelAssetWork = (assetId: string): void => {
+  for (const controller of assetWork().get(assetId) ?? []) controller.abort(new Error(`asset ${assetId} was deleted`));
+};

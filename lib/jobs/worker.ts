@@ -1,0 +1,99 @@
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { jobRegistry, type JobName } from './registry';
+import { claimNextJob, completeJob, failJob, releaseJob, type JobRow } from './queue';
+import { onJobEnqueued } from './signals';
+
+export type Worker = { stop: (graceMs: number) => Promise<void>; activeJobs: () => number };
+
+const POLL_INTERVAL_MS = 1_000;
+
+const isJobName = (name: string): name is JobName => Object.hasOwn(jobRegistry, name);
+
+// Runs queued jobs in this process, `concurrency` at a time. Stopping aborts running jobs and puts
+// them back in the queue, so a restart resumes them.
+export const startWorker = ({ concurrency, log }: { concurrency: number; log: Logger }): Worker => {
+  const workerId = `${os.hostname()}:${process.pid}`;
+  const running = new Map<string, { job: JobRow; controller: AbortController; done: Promise<void> }>();
+  let stopping = false;
+  let filling = false;
+  let refillRequested = false;
+
+  const execute = async (job: JobRow, controller: AbortController) => {
+    const jobLog = log.child({ job: job.name, jobId: job.id, attempt: job.attempts });
+    if (!isJobName(job.name)) {
+      await failJob(job, new Error(`unknown job ${job.name}`), { retry: false });
+      return;
+    }
+    const definition = jobRegistry[job.name];
+    const parsed = definition.payloadSchema.safeParse(JSON.parse(job.payloadJson));
+    if (!parsed.success) {
+      jobLog.error({ issues: parsed.error.issues }, 'invalid job payload; not retrying');
+      await failJob(job, parsed.error, { retry: false });
+      return;
+    }
+    try {
+      await definition.run(parsed.data as never, {
+        signal: controller.signal,
+        log: jobLog,
+        attempt: job.attempts,
+        maxAttempts: job.maxAttempts,
+      });
+      await completeJob(job.id);
+    } catch (error) {
+      if (stopping && controller.signal.aborted) {
+        await releaseJob(job);
+        return;
+      }
+      const retry = job.attempts < job.maxAttempts;
+      jobLog.warn({ err: error, retry }, 'job failed');
+      await failJob(job, error, { retry });
+      if (!retry) await definition.onGiveUp?.(parsed.data as never, error);
+    }
+  };
+
+  const fill = async () => {
+    if (filling) {
+      refillRequested = true;
+      return;
+    }
+    filling = true;
+    try {
+      do {
+        refillRequested = false;
+        while (!stopping && running.size < concurrency) {
+          const job = await claimNextJob(workerId);
+          if (!job) break;
+          const controller = new AbortController();
+          const done = execute(job, controller)
+            .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'job bookkeeping failed'))
+            .finally(() => {
+              running.delete(job.id);
+              void fill();
+            });
+          running.set(job.id, { job, controller, done });
+        }
+      } while (refillRequested && !stopping);
+    } catch (error) {
+      log.error({ err: error }, 'failed to claim jobs');
+    } finally {
+      filling = false;
+    }
+  };
+
+  const unsubscribe = onJobEnqueued(() => void fill());
+  const poll = setInterval(() => void fill(), POLL_INTERVAL_MS);
+  void fill();
+
+  return {
+    activeJobs: () => running.size,
+    stop: async (graceMs) => {
+      stopping = true;
+      unsubscribe();
+      clearInterval(poll);
+      for (const { controller } of running.values()) controller.abort(new Error('server is shutting down'));
+      const all = Promise.all([...running.values()].map((entry) => entry.done));
+      await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+    },
+  };
+};

@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import next from 'next';
+import { getDb } from '../db/client';
+import { getEnv } from '../env';
+import { recoverInterruptedJobs } from '../jobs/queue';
+import { startWorker } from '../jobs/worker';
+import { getLogger } from '../log';
+import { killAllProcesses } from '../media/run-process';
+import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
+import { prepareDatabase } from './prepare-database';
+import { projectRoot } from './project-root';
+import { serverState } from './server-state';
+
+// The process `npm start` runs: migrations, the Next.js app (API, playback, pages) and the
+// in-process job worker, with a shutdown that leaves no half-done work behind.
+
+const SHUTDOWN_DEADLINE_MS = 13_000;
+const JOB_GRACE_MS = 8_000;
+const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
+
+const main = async () => {
+  const env = getEnv();
+  const log = getLogger();
+  mkdirSync(env.dataDir, { recursive: true });
+
+  const migrations = prepareDatabase(env);
+  serverState().migrationsApplied = true;
+  log.info({ applied: migrations.applied, database: env.database.filePath }, 'database ready');
+
+  const recovered = await recoverInterruptedJobs();
+  if (recovered > 0) log.info({ recovered }, 'resuming jobs interrupted by the previous run');
+
+  const app = next({ dev: false, dir: projectRoot, hostname: env.host, port: env.port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      log.error({ err: error, url: request.url }, 'request failed');
+      if (!response.headersSent) response.writeHead(500).end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
+
+  const worker = startWorker({ concurrency: env.ingestConcurrency, log: log.child({ component: 'worker' }) });
+  const runMaintenance = () =>
+    deleteExpiredTestAssets()
+      .then((count) => count > 0 && log.info({ count }, 'deleted expired test assets'))
+      .catch((error: unknown) => log.error({ err: error }, 'maintenance failed'));
+  void runMaintenance();
+  const maintenance = setInterval(runMaintenance, MAINTENANCE_INTERVAL_MS);
+
+  log.info({ url: env.baseUrl, port: env.port, dataDir: env.dataDir }, 'Keyframe is listening');
+
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    serverState().shuttingDown = true;
+    log.info({ signal }, 'shutting down');
+    const hardExit = setTimeout(() => {
+      killAllProcesses();
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    hardExit.unref();
+    clearInterval(maintenance);
+    server.close();
+    server.closeIdleConnections();
+    await worker.stop(JOB_GRACE_MS);
+    killAllProcesses();
+    server.closeAllConnections();
+    await getDb().$disconnect();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+};
+
+main().catch((error: unknown) => {
+  getLogger().fatal({ err: error }, 'Keyframe failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,12 @@
+import type { Db } from '../../db/client';
+import { notFound } from '../../http/api-error';
+import type { AssetRecord } from '../../schemas/asset';
+
+// Every asset read includes its playback IDs in creation order, the shape the serializer needs.
+export const assetInclude = { playbackIds: { orderBy: { createdAt: 'asc' as const }, select: { id: true, policy: true } } };
+
+export const findAssetOrThrow = async (db: Db, assetId: string): Promise<AssetRecord> => {
+  const asset = await db.asset.findUnique({ where: { id: assetId }, include: assetInclude });
+  if (!asset) throw notFound('Asset');
+  return asset;
+};

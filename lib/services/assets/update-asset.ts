@@ -1,0 +1,25 @@
+import { getDb } from '../../db/client';
+import type { AssetRecord } from '../../schemas/asset';
+import { assetInclude, findAssetOrThrow } from './asset-record';
+
+// PATCH /video/v1/assets/{id}: only passthrough and meta can change; an empty passthrough clears it.
+export const updateAsset = async ({
+  assetId,
+  passthrough,
+  meta,
+}: {
+  assetId: string;
+  passthrough?: string;
+  meta?: Record<string, string | undefined>;
+}): Promise<AssetRecord> => {
+  const db = getDb();
+  await findAssetOrThrow(db, assetId);
+  return db.asset.update({
+    where: { id: assetId },
+    data: {
+      ...(passthrough !== undefined && { passthrough: passthrough === '' ? null : passthrough }),
+      ...(meta !== undefined && { metaJson: Object.keys(meta).length > 0 ? JSON.stringify(meta) : null }),
+    },
+    include: assetInclude,
+  });
+};

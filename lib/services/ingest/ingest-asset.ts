@@ -1,0 +1,123 @@
+import { mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { getDb } from '../../db/client';
+import { getEnv } from '../../env';
+import { downloadToFile, isDownloadError } from '../../ingest/download-to-file';
+import { allowAllAddresses, checkInputUrlSyntax, isPublicAddress } from '../../ingest/url-policy';
+import { isMediaInputError } from '../../media/media-errors';
+import { probeMedia } from '../../media/probe-media';
+import { verifyDecodable } from '../../media/verify-decodable';
+import type { AssetInput, MaxResolutionTier } from '../../schemas/asset-settings';
+import { removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
+import { generateId } from '../../utils/ids';
+import { assetMediaFields } from './asset-media-fields';
+import { markAssetErrored } from './mark-asset-errored';
+
+const TEST_ASSET_MAX_SECONDS = 10;
+const PROBE_TIMEOUT_MS = 60_000;
+
+const fileExists = async (filePath: string) => (await stat(filePath).catch(() => null))?.isFile() ?? false;
+
+const formatHours = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`);
+
+// Brings one asset from `preparing` to `ready` (or `errored`): fetch the source, inspect it, and
+// record what it contains. Each step is safe to repeat, so an interrupted ingest resumes.
+export const ingestAsset = async ({
+  assetId,
+  signal,
+  log,
+}: {
+  assetId: string;
+  signal: AbortSignal;
+  log: Logger;
+}): Promise<void> => {
+  const env = getEnv();
+  const db = getDb();
+  const asset = await db.asset.findUnique({ where: { id: assetId } });
+  if (!asset || asset.status !== 'preparing') return;
+
+  const sourcePath = sourceFilePath(env.dataDir, assetId);
+  try {
+    if (!(await fileExists(sourcePath))) {
+      const [input] = JSON.parse(asset.inputsJson) as AssetInput[];
+      const checked = checkInputUrlSyntax(input?.url ?? '', { allowPrivate: env.allowPrivateInputUrls });
+      if (!checked.ok) {
+        await markAssetErrored({ assetId, type: 'download_failed', messages: [checked.reason] });
+        return;
+      }
+      await mkdir(path.dirname(sourcePath), { recursive: true });
+      const download = await downloadToFile({
+        url: checked.url.toString(),
+        destinationPath: sourcePath,
+        maxBytes: env.maxInputBytes,
+        timeoutMs: env.inputDownloadTimeoutMs,
+        addressPolicy: env.allowPrivateInputUrls ? allowAllAddresses : isPublicAddress,
+        signal,
+        userAgent: 'Keyframe/0.1 (+https://github.com/keyframe-video/keyframe)',
+      });
+      log.info({ bytes: download.bytes, finalUrl: download.finalUrl }, 'input downloaded');
+    }
+
+    const probe = await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
+    const duration = probe.durationSeconds ?? 0;
+    if (duration > env.maxInputDurationSeconds) {
+      await markAssetErrored({
+        assetId,
+        type: 'invalid_input',
+        messages: [`The input is ${Math.round(duration)} s long; the maximum duration is ${formatHours(env.maxInputDurationSeconds)}`],
+      });
+      return;
+    }
+    await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe, signal });
+
+    const fields = assetMediaFields({
+      probe,
+      maxResolutionTier: asset.maxResolutionTier as MaxResolutionTier,
+      newTrackId: () => generateId(),
+      durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
+    });
+    const { size } = await stat(sourcePath);
+    const updated = await db.asset.updateMany({
+      where: { id: assetId, status: 'preparing' },
+      data: {
+        status: 'ready',
+        progressState: 'completed',
+        durationSeconds: fields.durationSeconds,
+        aspectRatio: fields.aspectRatio,
+        maxFrameRate: fields.maxFrameRate,
+        resolutionTier: fields.resolutionTier,
+        tracksJson: JSON.stringify(fields.tracks),
+        probeJson: JSON.stringify(probe),
+        sourceBytes: BigInt(size),
+        readyAt: new Date(),
+      },
+    });
+    if (updated.count === 0) await cleanUpIfDeleted(assetId);
+  } catch (error) {
+    if (signal.aborted) {
+      // Aborted because the asset was deleted: nothing left to do. Otherwise (shutdown) the job
+      // is put back in the queue.
+      if (await cleanUpIfDeleted(assetId)) return;
+      throw error;
+    }
+    if (isDownloadError(error)) {
+      await markAssetErrored({ assetId, type: 'download_failed', messages: [error.message] });
+      return;
+    }
+    if (isMediaInputError(error)) {
+      await markAssetErrored({ assetId, type: 'invalid_input', messages: [error.message] });
+      return;
+    }
+    throw error;
+  }
+};
+
+// A deletion that raced with the ingest may have removed the folder before the download wrote
+// into it again.
+const cleanUpIfDeleted = async (assetId: string): Promise<boolean> => {
+  const stillExists = await getDb().asset.findUnique({ where: { id: assetId }, select: { id: true } });
+  if (stillExists) return false;
+  await removeAssetFiles(getEnv().dataDir, assetId);
+  return true;
+};

@@ -1,0 +1,9 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // Native and worker-spawning modules are loaded by Node at runtime rather than bundled.
+  serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'pino'],
+  poweredByHeader: false,
+  typedRoutes: false,
+};
+
+export default nextConfig;
