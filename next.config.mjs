@@ -4,6 +4,9 @@ const nextConfig = {
   serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'pino'],
   poweredByHeader: false,
   typedRoutes: false,
+  // `npm test` type-checks the whole project with `tsc` first; skipping the duplicate check here
+  // keeps the first `npm start` build short.
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default nextConfig;
