@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { activeProcessCount, killAllProcesses, runProcess } from './run-process';
+
+/** A killed orphan may linger as a zombie until init reaps it; that counts as dead. */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('runProcess', () => {
+  it('captures output and a non-zero exit without throwing', async () => {
+    const result = await runProcess({ command: 'sh', args: ['-c', 'echo out; echo err >&2; exit 3'] });
+    expect(result).toEqual({ exitCode: 3, signal: null, stdout: 'out\n', stderr: 'err\n', timedOut: false, aborted: false });
+  });
+
+  it('abort kills a sleeping child and its whole process group quickly', async () => {
+    const controller = new AbortController();
+    let shellPid = 0;
+    const started = Date.now();
+    // The shell forks sleep as a grandchild: killing only the shell would leave it running.
+    const running = runProcess({
+      command: 'sh',
+      args: ['-c', 'sleep 30 & echo $!; wait'],
+      signal: controller.signal,
+      onSpawn: (pid) => {
+        shellPid = pid;
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(activeProcessCount()).toBeGreaterThanOrEqual(1);
+    controller.abort();
+    const result = await running;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.aborted).toBe(true);
+    expect(result.timedOut).toBe(false);
+    expect(result.signal).toBe('SIGKILL');
+    expect(result.exitCode).toBeNull();
+    const sleepPid = Number(result.stdout.trim());
+    expect(sleepPid).toBeGreaterThan(0);
+    expect(isAlive(shellPid)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isAlive(sleepPid)).toBe(false);
+    expect(activeProcessCount()).toBe(0);
+  });
+
+  it('does not spawn when the signal is already aborted', async () => {
+    const result = await runProcess({ command: 'sleep', args: ['30'], signal: AbortSignal.abort() });
+    expect(result.aborted).toBe(true);
+    expect(activeProcessCount()).toBe(0);
+  });
+
+  it('sets timedOut and kills the child when the timeout elapses', async () => {
+    const started = Date.now();
+    const result = await runProcess({ command: 'sleep', args: ['30'], timeoutMs: 300 });
+    expect(result.timedOut).toBe(true);
+    expect(result.aborted).toBe(false);
+    expect(result.signal).toBe('SIGKILL');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('rejects with the binary name when it cannot be spawned', async () => {
+    await expect(runProcess({ command: '/nonexistent/ffprobe-missing', args: ['-version'] })).rejects.toThrow(
+      /ffprobe-missing.*not found/,
+    );
+    expect(activeProcessCount()).toBe(0);
+  });
+
+  it('caps output: keeps the head of stdout and the tail of stderr', async () => {
+    const script = 'i=0; while [ $i -lt 2000 ]; do echo "line $i"; echo "line $i" >&2; i=$((i+1)); done';
+    const result = await runProcess({ command: 'sh', args: ['-c', script], maxOutputBytes: 100 });
+    expect(result.stdout).toHaveLength(100);
+    expect(result.stdout.startsWith('line 0\nline 1\n')).toBe(true);
+    expect(result.stderr).toHaveLength(100);
+    expect(result.stderr.endsWith('line 1998\nline 1999\n')).toBe(true);
+  });
+
+  it('killAllProcesses ends every live child', async () => {
+    const runs = [1, 2, 3].map(() => runProcess({ command: 'sleep', args: ['30'] }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(activeProcessCount()).toBe(3);
+    killAllProcesses();
+    const results = await Promise.all(runs);
+    expect(results.map((r) => r.signal)).toEqual(['SIGKILL', 'SIGKILL', 'SIGKILL']);
+    expect(activeProcessCount()).toBe(0);
+  });
+});

@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export type RunProcessOptions = {
+  command: string;
+  args: readonly string[];
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Per stream. stdout keeps its head (structured output starts there), stderr its tail (errors end there). */
+  maxOutputBytes?: number;
+  onSpawn?: (pid: number) => void;
+};
+
+export type RunProcessResult = {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+};
+
+const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+const liveChildren = new Set<ChildProcess>();
+
+export function activeProcessCount(): number {
+  return liveChildren.size;
+}
+
+/** For graceful shutdown: children run in their own process groups, so they would outlive the server. */
+export function killAllProcesses(): void {
+  for (const child of liveChildren) killProcessGroup(child);
+}
+
+function killProcessGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    // Negative pid targets the whole group, so helpers ffmpeg may fork die too.
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+class HeadBuffer {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer): void {
+    const room = this.limit - this.size;
+    if (room <= 0) return;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(kept);
+    this.size += kept.length;
+  }
+  toString(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly limit: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.limit) {
+      this.size -= this.chunks.shift()?.length ?? 0;
+    }
+  }
+  toString(): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
+  }
+}
+
+/**
+ * Runs a binary to completion. Never rejects because of the exit status (callers judge the
+ * output); rejects only when the binary cannot be started at all.
+ */
+export function runProcess(options: RunProcessOptions): Promise<RunProcessResult> {
+  const { command, args, signal, timeoutMs, onSpawn } = options;
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+
+  if (signal?.aborted) {
+    return Promise.resolve({ exitCode: null, signal: null, stdout: '', stderr: '', timedOut: false, aborted: true });
+  }
+
+  return new Promise((resolve, reject) => {
+    const stdout = new HeadBuffer(maxOutputBytes);
+    const stderr = new TailBuffer(maxOutputBytes);
+    let timedOut = false;
+    let aborted = false;
+    let spawned = false;
+    let timer: NodeJS.Timeout | undefined;
+
+    const child = spawn(command, [...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+
+    const onAbort = (): void => {
+      aborted = true;
+      killProcessGroup(child);
+    };
+    const cleanup = (): void => {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      liveChildren.delete(child);
+    };
+
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      if (spawned) return; // A failed kill after start; 'close' still follows.
+      cleanup();
+      const reason = error.code === 'ENOENT' ? 'executable not found' : error.message;
+      reject(new Error(`Could not start "${command}": ${reason}`, { cause: error }));
+    });
+
+    child.once('spawn', () => {
+      spawned = true;
+      liveChildren.add(child);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // The signal may have fired between spawn() and this event.
+      if (signal?.aborted) onAbort();
+      if (timeoutMs !== undefined && timeoutMs > 0) {
+        timer = setTimeout(() => {
+          timedOut = true;
+          killProcessGroup(child);
+        }, timeoutMs);
+      }
+      if (child.pid !== undefined) onSpawn?.(child.pid);
+    });
+
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+
+    child.once('close', (exitCode, exitSignal) => {
+      if (!spawned) return;
+      cleanup();
+      resolve({
+        exitCode,
+        signal: exitSignal,
+        stdout: stdout.toString(),
+        stderr: stderr.toString(),
+        timedOut,
+        aborted,
+      });
+    });
+  });
+}

@@ -1,0 +1,117 @@
+import type { MediaProbe } from './ffprobe';
+import { abortError, MediaInputError, summariseToolError } from './media-errors';
+import { primaryAudio, primaryVideo } from './media-summary';
+import { runProcess } from './run-process';
+
+export type DecodeStreams = 'video' | 'audio';
+
+export type DecodeCheckArgsOptions = {
+  inputPath: string;
+  startSeconds: number;
+  durationSeconds: number;
+  streams: DecodeStreams;
+};
+
+export type VerifyDecodableOptions = {
+  ffmpegPath: string;
+  inputPath: string;
+  probe: MediaProbe;
+  signal?: AbortSignal;
+  /** Per window. */
+  timeoutMs?: number;
+};
+
+const WINDOW_SECONDS = 1;
+const DEFAULT_WINDOW_TIMEOUT_MS = 60_000;
+
+// Demuxer message for sample offsets beyond the end of the file: the header survived truncation.
+const TRUNCATION_MARKER = 'partial file';
+
+export function buildDecodeCheckArgs(options: DecodeCheckArgsOptions): string[] {
+  const { inputPath, startSeconds, durationSeconds, streams } = options;
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-v', 'error',
+    // Input-side -ss/-t seek and stop reading, so the cost does not grow with the file's length.
+    '-ss', Math.max(0, startSeconds).toFixed(3),
+    '-t', durationSeconds.toFixed(3),
+    '-i', inputPath,
+    '-map', streams === 'video' ? '0:v:0' : '0:a:0',
+    '-f', 'null',
+    '-progress', 'pipe:1',
+    '-nostats',
+    '-',
+  ];
+}
+
+type DecodeProgress = { frames: number; outTimeMicros: number };
+
+/** -progress prints key=value blocks; the last block holds the totals. */
+export function parseDecodeProgress(stdout: string): DecodeProgress {
+  let frames = 0;
+  let outTimeMicros = 0;
+  for (const line of stdout.split(/\r?\n/)) {
+    const [key, value] = line.split('=', 2);
+    const n = Number(value);
+    if (!Number.isFinite(n)) continue;
+    if (key === 'frame') frames = n;
+    else if (key === 'out_time_us') outTimeMicros = n;
+  }
+  return { frames, outTimeMicros };
+}
+
+type Window = { label: 'start' | 'end'; startSeconds: number; durationSeconds: number };
+
+function decodeWindows(mediaDurationSeconds: number | null): Window[] {
+  const windows: Window[] = [{ label: 'start', startSeconds: 0, durationSeconds: WINDOW_SECONDS }];
+  if (mediaDurationSeconds !== null && mediaDurationSeconds > WINDOW_SECONDS) {
+    // Reading past the end is harmless, and the slack absorbs duration estimates that run short.
+    const startSeconds = mediaDurationSeconds - WINDOW_SECONDS;
+    windows.push({ label: 'end', startSeconds, durationSeconds: WINDOW_SECONDS * 2 });
+  }
+  return windows;
+}
+
+/**
+ * Decodes about one second at the start and at the end of the primary stream. Catches files whose
+ * header is intact but whose media data is cut short or garbage, at a cost independent of length.
+ */
+export async function verifyDecodable(options: VerifyDecodableOptions): Promise<void> {
+  const { ffmpegPath, inputPath, probe, signal } = options;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WINDOW_TIMEOUT_MS;
+  const video = primaryVideo(probe);
+  const audio = primaryAudio(probe);
+  const streams: DecodeStreams = video ? 'video' : 'audio';
+  const stream = video ?? audio;
+  if (!stream) throw new MediaInputError('The input file contains no playable audio or video track');
+  const kind = streams === 'video' ? 'video frames' : 'audio';
+
+  for (const window of decodeWindows(stream.durationSeconds ?? probe.durationSeconds)) {
+    const result = await runProcess({
+      command: ffmpegPath,
+      args: buildDecodeCheckArgs({ inputPath, startSeconds: window.startSeconds, durationSeconds: window.durationSeconds, streams }),
+      signal,
+      timeoutMs,
+    });
+    if (result.aborted) throw abortError(signal);
+    if (result.timedOut) throw new Error(`ffmpeg decode check timed out after ${timeoutMs} ms`);
+    if (result.exitCode === null) throw new Error(`ffmpeg decode check was killed by ${result.signal ?? 'a signal'}`);
+
+    const detail = summariseToolError(result.stderr, inputPath);
+    const suffix = detail ? ` (ffmpeg: ${detail})` : '';
+    if (result.exitCode !== 0) {
+      throw new MediaInputError(`The input file could not be decoded near its ${window.label}${suffix}`);
+    }
+    if (result.stderr.includes(TRUNCATION_MARKER)) {
+      throw new MediaInputError(`The input file is truncated: its data ends before the ${kind} it declares${suffix}`);
+    }
+    const progress = parseDecodeProgress(result.stdout);
+    const decodedSomething = streams === 'video' ? progress.frames > 0 : progress.outTimeMicros > 0;
+    if (!decodedSomething) {
+      throw new MediaInputError(
+        `The input file appears truncated or corrupt: no ${kind} could be decoded near its ${window.label}${suffix}`,
+      );
+    }
+  }
+}
