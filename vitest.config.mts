@@ -8,5 +8,7 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 30_000,
     pool: 'forks',
+    // Vite puts its own BASE_URL ("/") into process.env, which collides with Keyframe's variable.
+    env: { BASE_URL: '', LOG_LEVEL: 'silent' },
   },
 });
