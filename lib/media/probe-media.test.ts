@@ -6,22 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MediaInputError } from './media-errors';
 import { maxStoredFrameRate, primaryAudio, primaryVideo, resolutionTier } from './media-summary';
 import { probeMedia } from './probe-media';
-import { runProcess } from './run-process';
-
-const FFMPEG = 'ffmpeg';
-const FFPROBE = 'ffprobe';
-const SHARED_MEDIA = '/work/shared/media';
+import { FFPROBE, SHARED_MEDIA, aac, ffmpeg, x264 } from './test-support/media-fixtures';
 
 let dir = '';
 const file = (name: string): string => join(dir, name);
-
-async function ffmpeg(...args: string[]): Promise<void> {
-  const result = await runProcess({ command: FFMPEG, args: ['-hide_banner', '-v', 'error', '-y', ...args] });
-  if (result.exitCode !== 0) throw new Error(`ffmpeg ${args.join(' ')} failed: ${result.stderr}`);
-}
-
-const x264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
-const aac = ['-c:a', 'aac', '-ac', '2'];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keyframe-probe-'));

@@ -1,32 +1,15 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MediaInputError } from './media-errors';
 import { probeMedia } from './probe-media';
-import { runProcess } from './run-process';
+import { FFMPEG, FFPROBE, SHARED_MEDIA, aac, ffmpeg, writePrefix, x264 } from './test-support/media-fixtures';
 import { buildDecodeCheckArgs, parseDecodeProgress, verifyDecodable } from './verify-decodable';
-
-const FFMPEG = 'ffmpeg';
-const FFPROBE = 'ffprobe';
-const SHARED_MEDIA = '/work/shared/media';
 
 let dir = '';
 const file = (name: string): string => join(dir, name);
-
-async function ffmpeg(...args: string[]): Promise<void> {
-  const result = await runProcess({ command: FFMPEG, args: ['-hide_banner', '-v', 'error', '-y', ...args] });
-  if (result.exitCode !== 0) throw new Error(`ffmpeg ${args.join(' ')} failed: ${result.stderr}`);
-}
-
-async function writePrefix(source: string, target: string, fraction: number): Promise<void> {
-  const bytes = await readFile(source);
-  await writeFile(target, bytes.subarray(0, Math.floor(bytes.length * fraction)));
-}
-
-const x264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
-const aac = ['-c:a', 'aac', '-ac', '2'];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'keyframe-decode-'));
