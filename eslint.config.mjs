@@ -1,0 +1,34 @@
+import tseslint from 'typescript-eslint';
+
+// Besides TypeScript hygiene, this enforces the dependency direction of the house style:
+// route handlers → lib/http → lib/services → lib/db, and lib/media / lib/ingest as libraries that
+// never read configuration or the database.
+
+const restrict = (files, patterns) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
+});
+
+const noEnvOrDb = [
+  { group: ['**/env', '@/lib/env'], message: 'Take configuration as parameters; only server modules read lib/env.' },
+  { group: ['**/db/*', '@/lib/db/*'], message: 'Only services, jobs and auth touch the database.' },
+];
+
+export default tseslint.config(
+  { ignores: ['.next/**', 'node_modules/**', 'lib/db/generated/**', 'e2e/.artifacts/**', 'data/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  restrict(['lib/media/**', 'lib/ingest/**', 'lib/schemas/**'], [
+    ...noEnvOrDb,
+    { group: ['**/services/*', '**/http/*', '**/jobs/*', 'next', 'next/*'], message: 'Library code stays framework-free.' },
+  ]),
+  restrict(['app/**'], [
+    { group: ['@/lib/db/*', '@/lib/media/*', '@/lib/jobs/*', '@/lib/ingest/*'], message: 'Route handlers call lib/http and lib/services only.' },
+  ]),
+  restrict(['lib/services/**'], [{ group: ['next', 'next/*', '**/http/with-api'], message: 'Services know nothing of HTTP.' }]),
+  restrict(['lib/http/**'], [{ group: ['**/db/*'], message: 'lib/http goes through lib/services or lib/auth.' }]),
+);
