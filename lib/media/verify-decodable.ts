@@ -87,13 +87,21 @@ export async function verifyDecodable(options: VerifyDecodableOptions): Promise<
   if (!stream) throw new MediaInputError('The input file contains no playable audio or video track');
   const kind = streams === 'video' ? 'video frames' : 'audio';
 
-  for (const window of decodeWindows(stream.durationSeconds ?? probe.durationSeconds)) {
-    const result = await runProcess({
-      command: ffmpegPath,
-      args: buildDecodeCheckArgs({ inputPath, startSeconds: window.startSeconds, durationSeconds: window.durationSeconds, streams }),
-      signal,
-      timeoutMs,
-    });
+  // The windows are independent, so they are decoded side by side to keep time-to-ready short.
+  const windows = decodeWindows(stream.durationSeconds ?? probe.durationSeconds);
+  const results = await Promise.all(
+    windows.map((window) =>
+      runProcess({
+        command: ffmpegPath,
+        args: buildDecodeCheckArgs({ inputPath, startSeconds: window.startSeconds, durationSeconds: window.durationSeconds, streams }),
+        signal,
+        timeoutMs,
+      }),
+    ),
+  );
+  windows.forEach((window, index) => {
+    const result = results[index];
+    if (!result) return;
     if (result.aborted) throw abortError(signal);
     if (result.timedOut) throw new Error(`ffmpeg decode check timed out after ${timeoutMs} ms`);
     if (result.exitCode === null) throw new Error(`ffmpeg decode check was killed by ${result.signal ?? 'a signal'}`);
@@ -113,5 +121,5 @@ export async function verifyDecodable(options: VerifyDecodableOptions): Promise<
         `The input file appears truncated or corrupt: no ${kind} could be decoded near its ${window.label}${suffix}`,
       );
     }
-  }
+  });
 }

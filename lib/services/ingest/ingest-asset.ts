@@ -38,6 +38,12 @@ export const ingestAsset = async ({
   if (!asset || asset.status !== 'preparing') return;
 
   const sourcePath = sourceFilePath(env.dataDir, assetId);
+  const startedAt = performance.now();
+  const timings: Record<string, number> = {};
+  const lap = (name: string, since: number) => {
+    timings[name] = Math.round(performance.now() - since);
+    return performance.now();
+  };
   try {
     if (!(await fileExists(sourcePath))) {
       const [input] = JSON.parse(asset.inputsJson) as AssetInput[];
@@ -58,6 +64,7 @@ export const ingestAsset = async ({
       });
       log.info({ bytes: download.bytes, finalUrl: download.finalUrl }, 'input downloaded');
     }
+    let since = lap('downloadMs', startedAt);
 
     const probe = await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
     const duration = probe.durationSeconds ?? 0;
@@ -69,7 +76,9 @@ export const ingestAsset = async ({
       });
       return;
     }
+    since = lap('probeMs', since);
     await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe, signal });
+    lap('decodeCheckMs', since);
 
     const fields = assetMediaFields({
       probe,
@@ -94,6 +103,7 @@ export const ingestAsset = async ({
       },
     });
     if (updated.count === 0) await cleanUpIfDeleted(assetId);
+    else log.info({ ...timings, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
   } catch (error) {
     if (signal.aborted) {
       // Aborted because the asset was deleted: nothing left to do. Otherwise (shutdown) the job
