@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Api } from '../support/api';
+import { probeDuration } from '../support/fixtures';
+import type { KeyframeServer } from '../support/keyframe-server';
+import { disposeKeyframe, expect, restartKeyframe, startKeyframe, test } from '../support/test';
+
+// Ingest jobs are durable: an asset that was mid-ingest when the server died (kill -9) or was
+// stopped (SIGTERM) is picked up again by the next server process on the same DATA_DIR.
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const partFilesUnder = (dir: string): string[] => {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.part'));
+};
+
+const waitForFile = async (file: string, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`${file} did not appear within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+};
+
+let servers: KeyframeServer[] = [];
+
+test.beforeEach(() => {
+  // Two server processes per test, plus a deliberately slow download.
+  test.setTimeout(90_000);
+});
+
+test.afterEach(async () => {
+  await disposeKeyframe(...servers);
+  servers = [];
+});
+
+test('kill -9 while preparing; a new process on the same DATA_DIR finishes the ingest', async ({ media, fixtures }) => {
+  const first = await startKeyframe({ label: 'restart-kill9' });
+  servers.push(first);
+  const token = await first.createToken();
+
+  // The media server holds the response back for 4 s, so the asset is certainly mid-ingest.
+  const key = randomUUID();
+  const created = await new Api(first.baseUrl, token).createAsset({
+    inputs: [{ url: media.slowThenFastUrl(fixtures.file('video720p'), { delayMs: 4_000, key }) }],
+    playback_policies: ['public'],
+  });
+  await media.waitForRequest(key);
+  const during = await new Api(first.baseUrl, token).get(`/video/v1/assets/${created.id}`);
+  expect(during.json.data.status).toBe('preparing');
+
+  const exit = await first.kill9();
+  expect(exit.signal).toBe('SIGKILL');
+
+  const second = await restartKeyframe(first, { label: 'restart-kill9-second' });
+  servers.push(second);
+  expect(second.dataDir).toBe(first.dataDir);
+  const api = new Api(second.baseUrl, token); // tokens live in DATA_DIR too
+
+  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 45_000);
+  expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
+  expect(Math.abs(asset.duration - (await probeDuration(fixtures.path('video720p'))))).toBeLessThanOrEqual(0.1);
+  expect(asset.tracks.map((track: { type: string }) => track.type).sort()).toEqual(['audio', 'video']);
+  expect(asset.playback_ids).toEqual([{ id: expect.any(String), policy: 'public' }]);
+  expect(media.requestsMatching(key).length, 'the restarted server downloaded the input again').toBeGreaterThanOrEqual(2);
+  expect(partFilesUnder(second.assetDir(created.id))).toEqual([]);
+});
+
+test('SIGTERM mid-download: exits within 15 s leaving no .part files; the restart finishes the ingest', async ({
+  media,
+  fixtures,
+}) => {
+  const first = await startKeyframe({ label: 'restart-sigterm' });
+  servers.push(first);
+  const token = await first.createToken();
+
+  // First request for this key trickles forever, so the download is stuck half-way with a
+  // partial file on disk; the retry after the restart gets the file at full speed.
+  const key = randomUUID();
+  const created = await new Api(first.baseUrl, token).createAsset({
+    inputs: [{ url: media.slowOnceUrl(fixtures.file('video720p'), key) }],
+  });
+  await media.waitForRequest(key);
+  const assetDir = first.assetDir(created.id);
+  await waitForFile(path.join(assetDir, 'source.part'), 15_000);
+  const during = await new Api(first.baseUrl, token).get(`/video/v1/assets/${created.id}`);
+  expect(during.json.data.status).toBe('preparing');
+
+  const signalledAt = Date.now();
+  const exit = await first.stop({ timeoutMs: 15_000 });
+  const shutdownMs = exit.at - signalledAt;
+  expect(shutdownMs).toBeLessThan(15_000);
+  expect(exit.code, `exit ${JSON.stringify(exit)}`).toBe(0);
+  expect(partFilesUnder(first.dataDir)).toEqual([]);
+
+  const second = await restartKeyframe(first, { label: 'restart-sigterm-second' });
+  servers.push(second);
+  const asset = await new Api(second.baseUrl, token).waitForStatus(created.id, ['ready', 'errored'], 45_000);
+  expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
+  expect(Math.abs(asset.duration - (await probeDuration(fixtures.path('video720p'))))).toBeLessThanOrEqual(0.1);
+  expect(media.requestsMatching(key)).toHaveLength(2);
+  expect(partFilesUnder(second.dataDir)).toEqual([]);
+});

@@ -1,0 +1,24 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FIXTURES_DIR_ENV, generateFixtures } from './support/fixtures';
+import { REPO_ROOT } from './support/paths';
+
+// Runs once per `playwright test`: checks the prerequisites and generates the media fixtures that
+// every worker shares (the directory is passed on through the environment).
+export default async function globalSetup(): Promise<void> {
+  if (!existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID'))) {
+    throw new Error('No production build found (.next/BUILD_ID). Run `npx next build` before the e2e tests.');
+  }
+  for (const tool of [process.env.E2E_FFMPEG ?? 'ffmpeg', process.env.E2E_FFPROBE ?? 'ffprobe']) {
+    try {
+      execFileSync(tool, ['-version'], { stdio: 'ignore' });
+    } catch {
+      throw new Error(`${tool} is required to generate the test media (npm run setup:system installs it)`);
+    }
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'keyframe-e2e-fixtures-'));
+  process.env[FIXTURES_DIR_ENV] = dir;
+  await generateFixtures(dir);
+}

@@ -1,0 +1,24 @@
+import { defineConfig } from '@playwright/test';
+
+// Paths are relative to this file (e2e/). Run with: npx playwright test -c e2e
+export default defineConfig({
+  testDir: '.',
+  outputDir: '.artifacts/results',
+  globalSetup: './global-setup.ts',
+  globalTeardown: './global-teardown.ts',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  workers: 2,
+  fullyParallel: false,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  reporter: [['list'], ['html', { outputFolder: '.artifacts/report', open: 'never' }]],
+  projects: [
+    {
+      // Talks HTTP only (raw fetch and @mux/mux-node); no browser is launched.
+      name: 'api',
+      testMatch: 'api/**/*.spec.ts',
+    },
+    // UI projects go here and use `launchOptions: chromiumLaunchOptions` from ./support/chromium.
+  ],
+});

@@ -1,0 +1,223 @@
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+
+// A static file server on 127.0.0.1 that plays "the internet" for ingest tests. It serves the
+// generated fixtures and, when present, the shared media folder, by file name:
+//
+//   /<file>                          the file, with Content-Length
+//   /missing                         404
+//   /slow/<file>                     200 at once, then a trickle of bytes that never finishes
+//   /slow-then-fast/<file>[?delay_ms=4000]
+//                                    no answer for delay_ms (default 4 s), then the file at full speed
+//   /slow-once/<file>?key=K          first request for key K trickles forever (like /slow/),
+//                                    later requests for K get the file at full speed
+//   /redirect?to=<path or URL>       302 to that location
+
+export type RecordedRequest = { method: string; path: string; at: number };
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.m4a': 'audio/mp4',
+  '.mp3': 'audio/mpeg',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
+  '.txt': 'text/plain; charset=utf-8',
+  '.vtt': 'text/vtt',
+};
+
+const TRICKLE_BYTES = 64;
+const TRICKLE_INTERVAL_MS = 250;
+const DEFAULT_STALL_MS = 4_000;
+
+export class MediaServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly sockets = new Set<Socket>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly slowOnceKeys = new Set<string>();
+  private server!: http.Server;
+  baseUrl = '';
+
+  private constructor(private readonly roots: string[]) {}
+
+  static async start({ roots }: { roots: string[] }): Promise<MediaServer> {
+    const media = new MediaServer(roots.filter((root) => existsSync(root)));
+    media.server = http.createServer((request, response) => {
+      media.handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end(String(error));
+      });
+    });
+    media.server.on('connection', (socket) => {
+      media.sockets.add(socket);
+      socket.once('close', () => media.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => media.server.listen(0, '127.0.0.1', resolve));
+    media.baseUrl = `http://127.0.0.1:${(media.server.address() as AddressInfo).port}`;
+    return media;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  url(pathname: string): string {
+    return `${this.baseUrl}${pathname}`;
+  }
+
+  fileUrl(file: string): string {
+    return this.url(`/${encodeURIComponent(file)}`);
+  }
+
+  slowUrl(file: string): string {
+    return this.url(`/slow/${encodeURIComponent(file)}`);
+  }
+
+  slowThenFastUrl(file: string, { delayMs = DEFAULT_STALL_MS, key }: { delayMs?: number; key?: string } = {}): string {
+    const query = new URLSearchParams({ delay_ms: String(delayMs), ...(key && { key }) });
+    return this.url(`/slow-then-fast/${encodeURIComponent(file)}?${query}`);
+  }
+
+  slowOnceUrl(file: string, key: string): string {
+    return this.url(`/slow-once/${encodeURIComponent(file)}?key=${encodeURIComponent(key)}`);
+  }
+
+  redirectUrl(to: string): string {
+    return this.url(`/redirect?to=${encodeURIComponent(to)}`);
+  }
+
+  get missingUrl(): string {
+    return this.url('/missing');
+  }
+
+  /** Requests whose path (including the query) contains `fragment`. */
+  requestsMatching(fragment: string): RecordedRequest[] {
+    return this.requests.filter((request) => request.path.includes(fragment));
+  }
+
+  async waitForRequest(fragment: string, { count = 1, timeoutMs = 20_000 } = {}): Promise<RecordedRequest[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const matching = this.requestsMatching(fragment);
+      if (matching.length >= count) return matching;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`media server did not receive ${count} request(s) matching "${fragment}" within ${timeoutMs} ms`);
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private resolveFile(name: string): string | undefined {
+    if (!name || name.includes('/') || name.includes('\\') || name.startsWith('.')) return undefined;
+    for (const root of this.roots) {
+      const candidate = path.join(root, name);
+      if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    }
+    return undefined;
+  }
+
+  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', this.baseUrl);
+    this.requests.push({ method: request.method ?? 'GET', path: `${url.pathname}${url.search}`, at: Date.now() });
+    const segments = url.pathname.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
+
+    if (url.pathname === '/missing') return notFound(response);
+    if (url.pathname === '/redirect') {
+      const to = url.searchParams.get('to');
+      if (!to) return notFound(response);
+      response.writeHead(302, { location: new URL(to, this.baseUrl).toString(), 'content-length': '0' });
+      response.end();
+      return;
+    }
+
+    const [first, second] = segments;
+    if (segments.length === 2 && second) {
+      const file = this.resolveFile(second);
+      if (!file) return notFound(response);
+      if (first === 'slow') return this.trickleForever(file, response);
+      if (first === 'slow-then-fast') {
+        const delayMs = Number(url.searchParams.get('delay_ms') ?? DEFAULT_STALL_MS);
+        await this.delay(delayMs, response);
+        if (response.destroyed || response.writableEnded) return;
+        return sendFile(file, request, response);
+      }
+      if (first === 'slow-once') {
+        const key = `${second}?${url.searchParams.get('key') ?? ''}`;
+        if (!this.slowOnceKeys.has(key)) {
+          this.slowOnceKeys.add(key);
+          return this.trickleForever(file, response);
+        }
+        return sendFile(file, request, response);
+      }
+      return notFound(response);
+    }
+    if (segments.length === 1 && first) {
+      const file = this.resolveFile(first);
+      if (!file) return notFound(response);
+      return sendFile(file, request, response);
+    }
+    return notFound(response);
+  }
+
+  private delay(ms: number, response: http.ServerResponse): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        resolve();
+      }, ms);
+      this.timers.add(timer);
+      response.once('close', () => {
+        clearTimeout(timer);
+        this.timers.delete(timer);
+        resolve();
+      });
+    });
+  }
+
+  private async trickleForever(file: string, response: http.ServerResponse): Promise<void> {
+    const bytes = await readFile(file);
+    response.writeHead(200, { 'content-type': contentType(file) });
+    response.flushHeaders();
+    let offset = 0;
+    const tick = () => {
+      if (response.destroyed) return;
+      const chunk = Buffer.alloc(TRICKLE_BYTES);
+      for (let index = 0; index < TRICKLE_BYTES; index += 1) chunk[index] = bytes[(offset + index) % bytes.length] ?? 0;
+      offset += TRICKLE_BYTES;
+      response.write(chunk);
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        tick();
+      }, TRICKLE_INTERVAL_MS);
+      this.timers.add(timer);
+    };
+    tick();
+  }
+}
+
+const contentType = (file: string) => CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+
+const notFound = (response: http.ServerResponse) => {
+  response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+  response.end('Not found\n');
+};
+
+const sendFile = (file: string, request: http.IncomingMessage, response: http.ServerResponse) => {
+  const { size } = statSync(file);
+  response.writeHead(200, { 'content-type': contentType(file), 'content-length': String(size) });
+  if (request.method === 'HEAD') {
+    response.end();
+    return;
+  }
+  const stream = createReadStream(file);
+  stream.on('error', () => response.destroy());
+  response.once('close', () => stream.destroy());
+  stream.pipe(response);
+};
