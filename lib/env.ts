@@ -41,6 +41,9 @@ const rawEnvSchema = z.object({
   MAX_INPUT_DURATION_SECONDS: positiveInt(12 * 60 * 60),
   INPUT_DOWNLOAD_TIMEOUT_SECONDS: positiveInt(60 * 60),
   INGEST_CONCURRENCY: positiveInt(Math.max(1, Math.min(2, os.availableParallelism()))),
+  JIT_ENCODE_CONCURRENCY: positiveInt(os.availableParallelism()),
+  RENDITION_CACHE_MAX_BYTES: positiveInt(20 * 1024 ** 3),
+  PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
   ASSET_GET_RATE_PER_SECOND: positiveInt(1),
   ASSET_GET_RATE_BURST: positiveInt(5),
   LOG_LEVEL: z.preprocess(
@@ -64,6 +67,9 @@ export type Env = {
   maxInputDurationSeconds: number;
   inputDownloadTimeoutMs: number;
   ingestConcurrency: number;
+  jitEncodeConcurrency: number;
+  renditionCacheMaxBytes: number;
+  prefetchSegments: number;
   assetGetRate: { perSecond: number; burst: number };
   logLevel: string;
 };
@@ -103,6 +109,9 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     maxInputDurationSeconds: raw.MAX_INPUT_DURATION_SECONDS,
     inputDownloadTimeoutMs: raw.INPUT_DOWNLOAD_TIMEOUT_SECONDS * 1000,
     ingestConcurrency: raw.INGEST_CONCURRENCY,
+    jitEncodeConcurrency: raw.JIT_ENCODE_CONCURRENCY,
+    renditionCacheMaxBytes: raw.RENDITION_CACHE_MAX_BYTES,
+    prefetchSegments: raw.PREFETCH_SEGMENTS,
     assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
     logLevel: raw.LOG_LEVEL,
   };

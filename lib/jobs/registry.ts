@@ -1,10 +1,14 @@
 import type { z } from 'zod';
 import type { JobDefinition } from './define-job';
+import { encodeAudioJob } from './definitions/encode-audio-job';
+import { encodeBackgroundRungsJob } from './definitions/encode-background-rungs-job';
 import { ingestAssetJob } from './definitions/ingest-asset-job';
 
 // Every job the worker can run, keyed by name.
 export const jobRegistry = {
   'ingest-asset-job': ingestAssetJob,
+  'encode-audio-job': encodeAudioJob,
+  'encode-background-rungs-job': encodeBackgroundRungsJob,
 } satisfies Record<string, JobDefinition<z.ZodType>>;
 
 export type JobName = keyof typeof jobRegistry;

@@ -31,3 +31,22 @@ export const registerAssetWork = (assetId: string, controller: AbortController):
 export const cancelAssetWork = (assetId: string): void => {
   for (const controller of assetWork().get(assetId) ?? []) controller.abort(new Error(`asset ${assetId} was deleted`));
 };
+
+// Runs `work` with a signal that aborts when either `parent` aborts or the asset is deleted.
+export const withAssetCancellation = async <T>(
+  assetId: string,
+  parent: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> => {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent?.reason);
+  parent?.addEventListener('abort', onAbort, { once: true });
+  if (parent?.aborted) onAbort();
+  const unregister = registerAssetWork(assetId, controller);
+  try {
+    return await work(controller.signal);
+  } finally {
+    unregister();
+    parent?.removeEventListener('abort', onAbort);
+  }
+};

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { processSingleton } from '../utils/process-singleton';
 
 export type RunProcessOptions = {
   command: string;
@@ -8,6 +9,8 @@ export type RunProcessOptions = {
   /** Per stream. stdout keeps its head (structured output starts there), stderr its tail (errors end there). */
   maxOutputBytes?: number;
   onSpawn?: (pid: number) => void;
+  /** Receives stdout as it arrives (binary output such as media on a pipe) instead of collecting it. */
+  onStdout?: (chunk: Buffer) => void;
 };
 
 export type RunProcessResult = {
@@ -21,7 +24,9 @@ export type RunProcessResult = {
 
 const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-const liveChildren = new Set<ChildProcess>();
+// Shared process-wide: route handlers (bundled by Next.js) and the worker (run by tsx) load this
+// module separately, and shutdown must reach the children of both.
+const liveChildren = processSingleton('media-children', () => new Set<ChildProcess>());
 
 export function activeProcessCount(): number {
   return liveChildren.size;
@@ -84,7 +89,7 @@ class TailBuffer {
  * output); rejects only when the binary cannot be started at all.
  */
 export function runProcess(options: RunProcessOptions): Promise<RunProcessResult> {
-  const { command, args, signal, timeoutMs, onSpawn } = options;
+  const { command, args, signal, timeoutMs, onSpawn, onStdout } = options;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
 
   if (signal?.aborted) {
@@ -133,7 +138,7 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
       if (child.pid !== undefined) onSpawn?.(child.pid);
     });
 
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => (onStdout ? onStdout(chunk) : stdout.push(chunk)));
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
 
     child.once('close', (exitCode, exitSignal) => {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import next from 'next';
 import { getDb } from '../db/client';
 import { getEnv } from '../env';
@@ -8,6 +9,7 @@ import { startWorker } from '../jobs/worker';
 import { getLogger } from '../log';
 import { killAllProcesses } from '../media/run-process';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
+import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
 import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
 import { serverState } from './server-state';
@@ -27,6 +29,8 @@ const main = async () => {
   const migrations = prepareDatabase(env);
   serverState().migrationsApplied = true;
   log.info({ applied: migrations.applied, database: env.database.filePath }, 'database ready');
+
+  await segmentCache().rebuildFromDisk(path.join(env.dataDir, 'assets'), isEvictableSegment);
 
   const recovered = await recoverInterruptedJobs();
   if (recovered > 0) log.info({ recovered }, 'resuming jobs interrupted by the previous run');

@@ -11,3 +11,21 @@ export const sourceFilePath = (dataDir: string, assetId: string): string =>
 export const removeAssetFiles = async (dataDir: string, assetId: string): Promise<void> => {
   await rm(assetDirectory(dataDir, assetId), { recursive: true, force: true });
 };
+
+// HLS renditions: `hls/<rendition>/init.mp4` and `hls/<rendition>/<index>.m4s`, where the rendition
+// is a rung name ("720p") or "audio".
+export const hlsDirectory = (dataDir: string, assetId: string): string =>
+  path.join(assetDirectory(dataDir, assetId), 'hls');
+
+export const renditionDirectory = (dataDir: string, assetId: string, rendition: string): string =>
+  path.join(hlsDirectory(dataDir, assetId), rendition);
+
+export const initSegmentPath = (dataDir: string, assetId: string, rendition: string): string =>
+  path.join(renditionDirectory(dataDir, assetId, rendition), 'init.mp4');
+
+export const mediaSegmentPath = (dataDir: string, assetId: string, rendition: string, index: number): string =>
+  path.join(renditionDirectory(dataDir, assetId, rendition), `${index}.m4s`);
+
+// Written when every segment of a rendition exists (background rungs, the audio track).
+export const renditionCompletePath = (dataDir: string, assetId: string, rendition: string): string =>
+  path.join(renditionDirectory(dataDir, assetId, rendition), 'complete.json');

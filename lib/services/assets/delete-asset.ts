@@ -1,7 +1,8 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { cancelAssetWork } from '../../jobs/signals';
-import { removeAssetFiles } from '../../storage/asset-files';
+import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
+import { segmentCache } from '../playback/runtime';
 import { findAssetOrThrow } from './asset-record';
 
 // DELETE /video/v1/assets/{id}: stops any work on the asset, removes its rows and its files.
@@ -13,5 +14,6 @@ export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<voi
     db.asset.deleteMany({ where: { id: assetId } }),
   ]);
   cancelAssetWork(assetId);
+  segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, assetId));
   await removeAssetFiles(getEnv().dataDir, assetId);
 };

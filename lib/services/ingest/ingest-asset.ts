@@ -8,7 +8,9 @@ import { allowAllAddresses, checkInputUrlSyntax, isPublicAddress } from '../../i
 import { isMediaInputError } from '../../media/media-errors';
 import { probeMedia } from '../../media/probe-media';
 import { verifyDecodable } from '../../media/verify-decodable';
-import type { AssetInput, MaxResolutionTier } from '../../schemas/asset-settings';
+import type { AssetInput, EncodingTier, MaxResolutionTier } from '../../schemas/asset-settings';
+import { enqueueJob } from '../../jobs/queue';
+import { buildPlaybackPlan } from '../playback/playback-plan';
 import { removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
 import { generateId } from '../../utils/ids';
 import { assetMediaFields } from './asset-media-fields';
@@ -86,6 +88,12 @@ export const ingestAsset = async ({
       newTrackId: () => generateId(),
       durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
     });
+    const playbackPlan = buildPlaybackPlan({
+      probe,
+      encodingTier: asset.encodingTier as EncodingTier,
+      maxResolutionTier: asset.maxResolutionTier as MaxResolutionTier,
+      durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
+    });
     const { size } = await stat(sourcePath);
     const updated = await db.asset.updateMany({
       where: { id: assetId, status: 'preparing' },
@@ -98,12 +106,23 @@ export const ingestAsset = async ({
         resolutionTier: fields.resolutionTier,
         tracksJson: JSON.stringify(fields.tracks),
         probeJson: JSON.stringify(probe),
+        planJson: JSON.stringify(playbackPlan),
         sourceBytes: BigInt(size),
         readyAt: new Date(),
       },
     });
-    if (updated.count === 0) await cleanUpIfDeleted(assetId);
-    else log.info({ ...timings, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
+    if (updated.count === 0) {
+      await cleanUpIfDeleted(assetId);
+      return;
+    }
+    log.info({ ...timings, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
+    // Work that follows readiness: the continuous audio track, and rungs above 1080p.
+    if (playbackPlan.audio) {
+      await enqueueJob({ name: 'encode-audio-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `audio:${assetId}` });
+    }
+    if (playbackPlan.rungs.some((rung) => rung.isBackground)) {
+      await enqueueJob({ name: 'encode-background-rungs-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `rungs:${assetId}` });
+    }
   } catch (error) {
     if (signal.aborted) {
       // Aborted because the asset was deleted: nothing left to do. Otherwise (shutdown) the job

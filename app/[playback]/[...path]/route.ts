@@ -1,0 +1,23 @@
+import { notFound } from '@/lib/http/api-error';
+import { corsPreflight, mediaFileResponse, playlistResponse, withPlayback } from '@/lib/http/with-playback';
+import { getRenditionFile } from '@/lib/services/playback/get-rendition-file';
+import { getRenditionPlaylist } from '@/lib/services/playback/get-rendition-playlist';
+
+export const dynamic = 'force-dynamic';
+
+// GET /{PLAYBACK_ID}/{rendition}.m3u8            – rendition playlist
+// GET /{PLAYBACK_ID}/{rendition}/init.mp4|{n}.m4s – init segment / media segment (encoded on first request)
+export const GET = withPlayback(async ({ request, params }) => {
+  const playbackId = String(params.playback ?? '');
+  const path = Array.isArray(params.path) ? params.path : [];
+  const [first, second, ...rest] = path;
+  if (first?.endsWith('.m3u8') && second === undefined) {
+    return playlistResponse(await getRenditionPlaylist({ playbackId, rendition: first.slice(0, -'.m3u8'.length) }));
+  }
+  if (first && second && rest.length === 0) {
+    return mediaFileResponse(await getRenditionFile({ playbackId, rendition: first, file: second }), request);
+  }
+  throw notFound('Resource');
+});
+
+export const OPTIONS = corsPreflight;

@@ -1,0 +1,52 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { isApiError } from './api-error';
+import { errorResponse } from './respond';
+import { toErrorResponse } from './with-api';
+
+// Playback routes (the stream origin): no API credentials, open CORS for GET, and Mux's delivery
+// status codes in the same JSON error shape as the API.
+
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+  'access-control-allow-headers': 'Range, Content-Type',
+  'access-control-expose-headers': 'Content-Length, Content-Range',
+};
+
+export const PLAYLIST_CACHE_CONTROL = 'public, max-age=10';
+export const SEGMENT_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+const withCors = (response: Response): Response => {
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
+  return response;
+};
+
+type RouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+
+export const withPlayback =
+  (handler: (args: { request: Request; params: Record<string, string | string[] | undefined> }) => Promise<Response>) =>
+  async (request: Request, context: RouteContext): Promise<Response> => {
+    try {
+      return withCors(await handler({ request, params: await context.params }));
+    } catch (error) {
+      const response = isApiError(error) ? errorResponse(error) : toErrorResponse(error, request);
+      response.headers.set('cache-control', 'no-store');
+      return withCors(response);
+    }
+  };
+
+export const corsPreflight = async (): Promise<Response> => withCors(new Response(null, { status: 204 }));
+
+export const playlistResponse = (text: string): Response =>
+  new Response(text, {
+    headers: { 'content-type': 'application/vnd.apple.mpegurl', 'cache-control': PLAYLIST_CACHE_CONTROL },
+  });
+
+export const mediaFileResponse = async (filePath: string, request: Request): Promise<Response> => {
+  const { size } = await stat(filePath);
+  const headers = { 'content-type': 'video/mp4', 'content-length': String(size), 'cache-control': SEGMENT_CACHE_CONTROL };
+  if (request.method === 'HEAD') return new Response(null, { headers });
+  return new Response(Readable.toWeb(createReadStream(filePath)) as ReadableStream, { headers });
+};

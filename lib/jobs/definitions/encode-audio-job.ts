@@ -1,0 +1,10 @@
+import { z } from 'zod';
+import { encodeAudioTrack } from '../../services/playback/encode-audio-track';
+import { defineJob } from '../define-job';
+
+export const encodeAudioJob = defineJob({
+  name: 'encode-audio-job',
+  payloadSchema: z.object({ assetId: z.string() }),
+  maxAttempts: 3,
+  run: async ({ assetId }) => encodeAudioTrack({ assetId }),
+});

@@ -1,0 +1,54 @@
+import { describe, expect, test } from 'vitest';
+import { buildAudioTrackArgs, buildVideoSegmentArgs } from './encode-args';
+import { buildLadder } from './ladder';
+
+const [rung] = buildLadder({ display: { width: 1280, height: 720 }, frameRate: 30, encodingTier: 'smart', maxResolutionTier: '1080p' }).slice(-1);
+
+const valueAfter = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
+
+describe('buildVideoSegmentArgs', () => {
+  const args = buildVideoSegmentArgs({ inputPath: '/data/source', rung: rung!, seekSeconds: 3.983333, durationSeconds: 4 });
+
+  test('input seek before -i, exact cut by the trim filter, first video stream only', () => {
+    expect(args.indexOf('-ss')).toBeLessThan(args.indexOf('-i'));
+    expect(valueAfter(args, '-ss')).toBe('3.983333');
+    expect(valueAfter(args, '-t')).toBe('4.066667');
+    expect(valueAfter(args, '-map')).toBe('0:v:0');
+    expect(args).toContain('-an');
+  });
+
+  test('scales to the rung, H.264 High at its level, no B-frames, fixed 2 s GOP, no scene cuts', () => {
+    expect(valueAfter(args, '-vf')).toBe('trim=end=4.000000,scale=1280:720:flags=bicubic,format=yuv420p');
+    expect(valueAfter(args, '-c:v')).toBe('libx264');
+    expect(valueAfter(args, '-profile:v')).toBe('high');
+    expect(valueAfter(args, '-level:v')).toBe('3.1');
+    expect(valueAfter(args, '-bf')).toBe('0');
+    expect(valueAfter(args, '-g')).toBe('60');
+    expect(valueAfter(args, '-sc_threshold')).toBe('0');
+    expect(valueAfter(args, '-b:v')).toBe('2500000');
+    expect(valueAfter(args, '-maxrate')).toBe('3750000');
+  });
+
+  test('fragmented MP4 on stdout with a 90 kHz timescale', () => {
+    expect(valueAfter(args, '-video_track_timescale')).toBe('90000');
+    expect(valueAfter(args, '-movflags')).toBe('+frag_keyframe+empty_moov+default_base_moof');
+    expect(args.at(-1)).toBe('pipe:1');
+  });
+
+  test('the first segment does not seek', () => {
+    expect(buildVideoSegmentArgs({ inputPath: 'x', rung: rung!, seekSeconds: 0, durationSeconds: 2 })).not.toContain('-ss');
+  });
+});
+
+describe('buildAudioTrackArgs', () => {
+  const args = buildAudioTrackArgs({ inputPath: '/data/source', durationSeconds: 10 });
+  test('one continuous AAC-LC stereo 48 kHz encode of the first audio stream, in 4 s fragments', () => {
+    expect(args).not.toContain('-ss');
+    expect(valueAfter(args, '-map')).toBe('0:a:0');
+    expect(valueAfter(args, '-c:a')).toBe('aac');
+    expect(valueAfter(args, '-ac')).toBe('2');
+    expect(valueAfter(args, '-ar')).toBe('48000');
+    expect(valueAfter(args, '-frag_duration')).toBe('4000000');
+    expect(valueAfter(args, '-movflags')).toContain('delay_moov');
+  });
+});

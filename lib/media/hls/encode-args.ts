@@ -1,0 +1,127 @@
+import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE } from './audio-plan';
+import type { Rung } from './ladder';
+
+// ffmpeg arguments as data, so they can be read and tested without running ffmpeg.
+
+export const VIDEO_TIMESCALE = 90_000;
+const KEYFRAME_INTERVAL_SECONDS = 2;
+
+// One video segment of one rung, written to stdout as fragmented MP4 (init + fragments). Decode
+// times start at zero; the caller moves them to the segment's place on the timeline.
+export const buildVideoSegmentArgs = ({
+  inputPath,
+  rung,
+  seekSeconds,
+  durationSeconds,
+  preset = 'veryfast',
+  threads = 0,
+}: {
+  inputPath: string;
+  rung: Rung;
+  seekSeconds: number;
+  durationSeconds: number;
+  preset?: string;
+  threads?: number;
+}): string[] => {
+  const frameRate = rung.frameRate ?? 30;
+  const gop = Math.max(1, Math.round(frameRate * KEYFRAME_INTERVAL_SECONDS));
+  // `-t` alone decides on a frame's end time, which drops the last frame of some windows; the
+  // trim filter cuts exactly on start times, and a slightly longer `-t` just stops reading.
+  const readLimit = durationSeconds + 2 / frameRate;
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    ...(seekSeconds > 0 ? ['-ss', seekSeconds.toFixed(6)] : []),
+    '-i',
+    inputPath,
+    '-t',
+    readLimit.toFixed(6),
+    '-map',
+    '0:v:0',
+    '-an',
+    '-sn',
+    '-dn',
+    '-map_metadata',
+    '-1',
+    '-fps_mode',
+    'passthrough',
+    '-vf',
+    `trim=end=${durationSeconds.toFixed(6)},scale=${rung.width}:${rung.height}:flags=bicubic,format=yuv420p`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    preset,
+    '-profile:v',
+    'high',
+    '-level:v',
+    rung.level,
+    // Without B-frames decode and presentation times are equal, so independently encoded segments
+    // line up on one timeline with no composition offsets to reconcile.
+    '-bf',
+    '0',
+    '-g',
+    String(gop),
+    '-keyint_min',
+    String(gop),
+    '-sc_threshold',
+    '0',
+    '-b:v',
+    String(rung.videoBitrate),
+    '-maxrate',
+    String(rung.maxBitrate),
+    '-bufsize',
+    String(rung.videoBitrate * 2),
+    '-threads',
+    String(threads),
+    '-video_track_timescale',
+    String(VIDEO_TIMESCALE),
+    '-f',
+    'mp4',
+    '-movflags',
+    '+frag_keyframe+empty_moov+default_base_moof',
+    'pipe:1',
+  ];
+};
+
+// The whole primary audio track, once, as fragmented MP4 on stdout: AAC-LC stereo 48 kHz with an
+// edit list that hides the encoder priming, cut into fixed-size fragments.
+export const buildAudioTrackArgs = ({
+  inputPath,
+  durationSeconds,
+}: {
+  inputPath: string;
+  durationSeconds: number;
+}): string[] => [
+  '-hide_banner',
+  '-nostdin',
+  '-v',
+  'error',
+  '-i',
+  inputPath,
+  '-t',
+  durationSeconds.toFixed(6),
+  '-map',
+  '0:a:0',
+  '-vn',
+  '-sn',
+  '-dn',
+  '-map_metadata',
+  '-1',
+  '-c:a',
+  'aac',
+  '-b:a',
+  '128k',
+  '-ac',
+  '2',
+  '-ar',
+  String(AUDIO_SAMPLE_RATE),
+  '-f',
+  'mp4',
+  '-movflags',
+  '+frag_keyframe+empty_moov+delay_moov+default_base_moof',
+  '-frag_duration',
+  String(AUDIO_FRAGMENT_MICROSECONDS),
+  'pipe:1',
+];

@@ -1,0 +1,171 @@
+// The rendition ladders. Each rung is named after its short side, so a portrait 720x1280 rendition
+// is "720p", like a landscape 1280x720 one. Bitrates are for video only; audio is a separate
+// 128 kb/s AAC rendition shared by every rung.
+
+export type EncodingTier = 'smart' | 'baseline';
+export type MaxResolutionTier = '1080p' | '1440p' | '2160p';
+
+export type Rung = {
+  name: string;
+  width: number;
+  height: number;
+  videoBitrate: number;
+  maxBitrate: number;
+  level: string;
+  codecs: string;
+  frameRate: number | null;
+  // Rungs above 1080p cannot be encoded in real time on a small machine; they are encoded in the
+  // background after the asset is ready and listed once complete.
+  isBackground: boolean;
+};
+
+type RungSpec = { shortSide: number; videoKbps: number };
+
+export const LADDERS: Record<EncodingTier, RungSpec[]> = {
+  smart: [
+    { shortSide: 270, videoKbps: 400 },
+    { shortSide: 360, videoKbps: 800 },
+    { shortSide: 540, videoKbps: 1_600 },
+    { shortSide: 720, videoKbps: 2_500 },
+    { shortSide: 1080, videoKbps: 4_500 },
+    { shortSide: 1440, videoKbps: 9_000 },
+    { shortSide: 2160, videoKbps: 16_000 },
+  ],
+  baseline: [
+    { shortSide: 360, videoKbps: 600 },
+    { shortSide: 540, videoKbps: 1_200 },
+    { shortSide: 720, videoKbps: 2_000 },
+    { shortSide: 1080, videoKbps: 3_500 },
+  ],
+};
+
+export const AUDIO_BITRATE = 128_000;
+export const AUDIO_CODECS = 'mp4a.40.2';
+const PEAK_FACTOR = 1.5;
+const HIGH_FRAME_RATE_FACTOR = 1.5;
+const SOURCE_RUNG_MARGIN = 1.1;
+
+const TIER_CAP: Record<MaxResolutionTier, number> = { '1080p': 1080, '1440p': 1440, '2160p': 2160 };
+
+// H.264 level limits (ITU-T H.264 Table A-1): max macroblocks per second, max frame size in
+// macroblocks, max video bitrate in kb/s for the High profile (1.25 × the Baseline figure).
+const LEVELS = [
+  { name: '3.0', idc: 30, maxMbps: 40_500, maxFs: 1_620, maxKbps: 12_500 },
+  { name: '3.1', idc: 31, maxMbps: 108_000, maxFs: 3_600, maxKbps: 17_500 },
+  { name: '3.2', idc: 32, maxMbps: 216_000, maxFs: 5_120, maxKbps: 25_000 },
+  { name: '4.0', idc: 40, maxMbps: 245_760, maxFs: 8_192, maxKbps: 25_000 },
+  { name: '4.1', idc: 41, maxMbps: 245_760, maxFs: 8_192, maxKbps: 62_500 },
+  { name: '4.2', idc: 42, maxMbps: 522_240, maxFs: 8_704, maxKbps: 62_500 },
+  { name: '5.0', idc: 50, maxMbps: 589_824, maxFs: 22_080, maxKbps: 168_750 },
+  { name: '5.1', idc: 51, maxMbps: 983_040, maxFs: 36_864, maxKbps: 300_000 },
+  { name: '5.2', idc: 52, maxMbps: 2_073_600, maxFs: 36_864, maxKbps: 300_000 },
+] as const;
+
+export const h264Level = ({
+  width,
+  height,
+  frameRate,
+  maxBitrate,
+}: {
+  width: number;
+  height: number;
+  frameRate: number;
+  maxBitrate: number;
+}): { name: string; idc: number } => {
+  const frameMbs = Math.ceil(width / 16) * Math.ceil(height / 16);
+  const level =
+    LEVELS.find(
+      (candidate) =>
+        frameMbs <= candidate.maxFs &&
+        frameMbs * frameRate <= candidate.maxMbps &&
+        maxBitrate / 1000 <= candidate.maxKbps,
+    ) ?? LEVELS[8];
+  return { name: level.name, idc: level.idc };
+};
+
+// avc1.PPCCLL: High profile (0x64), no constraint flags, level_idc in hex.
+export const avcCodecs = (levelIdc: number): string => `avc1.6400${levelIdc.toString(16).padStart(2, '0')}`;
+
+const even = (value: number) => Math.max(2, Math.round(value / 2) * 2);
+
+const rungSize = (shortSide: number, display: { width: number; height: number }) => {
+  const isPortrait = display.height > display.width;
+  const sourceShort = Math.min(display.width, display.height);
+  const sourceLong = Math.max(display.width, display.height);
+  const long = even((sourceLong * shortSide) / sourceShort);
+  const short = even(shortSide);
+  return isPortrait ? { width: short, height: long } : { width: long, height: short };
+};
+
+// A source whose short side falls between two rungs gets a top rung at its own size, with a
+// bitrate scaled from the rung below by pixel count (sub-linearly, as quality needs grow slower).
+const sourceRungKbps = (shortSide: number, below: RungSpec | undefined, lowest: RungSpec): number => {
+  const reference = below ?? lowest;
+  return Math.round(reference.videoKbps * (shortSide / reference.shortSide) ** 1.5);
+};
+
+export const buildLadder = ({
+  display,
+  frameRate,
+  encodingTier,
+  maxResolutionTier,
+}: {
+  display: { width: number; height: number };
+  frameRate: number | null;
+  encodingTier: EncodingTier;
+  maxResolutionTier: MaxResolutionTier;
+}): Rung[] => {
+  const cap = encodingTier === 'baseline' ? 1080 : TIER_CAP[maxResolutionTier];
+  const sourceShort = Math.min(display.width, display.height);
+  const specs = LADDERS[encodingTier];
+  const [lowest] = specs;
+  if (!lowest) return [];
+
+  const included = specs.filter((spec) => spec.shortSide <= sourceShort && spec.shortSide <= cap);
+  const top = included.at(-1);
+  const sourceEven = even(sourceShort) > sourceShort ? even(sourceShort) - 2 : even(sourceShort);
+  const needsSourceRung =
+    sourceEven <= cap && (top === undefined ? true : sourceEven > top.shortSide * SOURCE_RUNG_MARGIN);
+  const chosen = needsSourceRung
+    ? [...included, { shortSide: sourceEven, videoKbps: sourceRungKbps(sourceEven, top, lowest) }]
+    : included;
+
+  const fps = frameRate ?? 30;
+  const rateFactor = fps > 35 ? HIGH_FRAME_RATE_FACTOR : 1;
+  return chosen.map((spec) => {
+    const { width, height } = rungSize(spec.shortSide, display);
+    const videoBitrate = Math.round(spec.videoKbps * rateFactor) * 1000;
+    const maxBitrate = Math.round(videoBitrate * PEAK_FACTOR);
+    const level = h264Level({ width, height, frameRate: fps, maxBitrate });
+    return {
+      name: `${spec.shortSide}p`,
+      width,
+      height,
+      videoBitrate,
+      maxBitrate,
+      level: level.name,
+      codecs: avcCodecs(level.idc),
+      frameRate,
+      isBackground: spec.shortSide > 1080,
+    };
+  });
+};
+
+const RESOLUTION_FILTER = /^(\d{3,4})p$/;
+
+// `max_resolution` / `min_resolution` playback modifiers (e.g. "720p").
+export const filterLadder = (rungs: Rung[], { max, min }: { max?: string; min?: string }): Rung[] => {
+  const limit = (value: string | undefined) => {
+    const match = value ? RESOLUTION_FILTER.exec(value) : null;
+    return match?.[1] ? Number(match[1]) : undefined;
+  };
+  const maxShort = limit(max);
+  const minShort = limit(min);
+  const shortSide = (rung: Rung) => Math.min(rung.width, rung.height);
+  const kept = rungs.filter(
+    (rung) => (maxShort === undefined || shortSide(rung) <= maxShort) && (minShort === undefined || shortSide(rung) >= minShort),
+  );
+  // Like Mux: when the filter removes everything, fall back to the nearest rung instead of nothing.
+  if (kept.length > 0 || rungs.length === 0) return kept;
+  return maxShort !== undefined ? rungs.slice(0, 1) : rungs.slice(-1);
+};

@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'vitest';
+import { buildLadder } from './ladder';
+import { renderMediaPlaylist, renderMultivariantPlaylist } from './playlists';
+
+const rungs = buildLadder({ display: { width: 1280, height: 720 }, frameRate: 30, encodingTier: 'smart', maxResolutionTier: '1080p' });
+
+describe('renderMultivariantPlaylist', () => {
+  test('variants carry bandwidths, resolution, codecs with audio, frame rate and the audio group', () => {
+    const text = renderMultivariantPlaylist({
+      rungs: rungs.map((rung) => ({ rung, uri: `pid/${rung.name}.m3u8` })),
+      audio: { uri: 'pid/audio.m3u8', channels: 2 },
+    });
+    expect(text.startsWith('#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n')).toBe(true);
+    expect(text).toContain(
+      '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="Default",LANGUAGE="und",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="pid/audio.m3u8"',
+    );
+    expect(text).toContain(
+      '#EXT-X-STREAM-INF:BANDWIDTH=3878000,AVERAGE-BANDWIDTH=2628000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2",FRAME-RATE=30.000,AUDIO="audio",CLOSED-CAPTIONS=NONE\npid/720p.m3u8',
+    );
+    expect(text.match(/#EXT-X-STREAM-INF/g)).toHaveLength(4);
+  });
+
+  test('video-only: no audio group and avc1 only', () => {
+    const text = renderMultivariantPlaylist({ rungs: [{ rung: rungs[0]!, uri: 'a.m3u8' }], audio: null });
+    expect(text).not.toContain('EXT-X-MEDIA');
+    expect(text).toContain('CODECS="avc1.64001e"');
+    expect(text).not.toContain('AUDIO=');
+  });
+
+  test('audio-only: one AAC variant pointing at the audio playlist', () => {
+    const text = renderMultivariantPlaylist({ rungs: [], audio: { uri: 'pid/audio.m3u8', channels: 2 } });
+    expect(text).toContain('#EXT-X-STREAM-INF:BANDWIDTH=128000,AVERAGE-BANDWIDTH=128000,CODECS="mp4a.40.2"\npid/audio.m3u8');
+  });
+});
+
+describe('renderMediaPlaylist', () => {
+  test('RFC 8216: target duration covers every rounded EXTINF, map, VOD, endlist', () => {
+    const text = renderMediaPlaylist({
+      initUri: '720p/init.mp4',
+      segments: [
+        { duration: 2, uri: '720p/0.m4s' },
+        { duration: 4.004, uri: '720p/1.m4s' },
+        { duration: 4.6, uri: '720p/2.m4s' },
+      ],
+    });
+    expect(text).toBe(
+      [
+        '#EXTM3U',
+        '#EXT-X-VERSION:7',
+        '#EXT-X-TARGETDURATION:5',
+        '#EXT-X-MEDIA-SEQUENCE:0',
+        '#EXT-X-PLAYLIST-TYPE:VOD',
+        '#EXT-X-INDEPENDENT-SEGMENTS',
+        '#EXT-X-MAP:URI="720p/init.mp4"',
+        '#EXTINF:2.000000,',
+        '720p/0.m4s',
+        '#EXTINF:4.004000,',
+        '720p/1.m4s',
+        '#EXTINF:4.600000,',
+        '720p/2.m4s',
+        '#EXT-X-ENDLIST',
+        '',
+      ].join('\n'),
+    );
+  });
+});

@@ -1,0 +1,49 @@
+import { ApiError, notFound } from '../../http/api-error';
+import { getLogger } from '../../log';
+import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
+import { resolvePlayback } from './resolve-playback';
+import { ENCODE_PRIORITY } from './runtime';
+import { ensureInitSegment, ensureVideoSegment, prefetchFollowing } from './video-segments';
+
+const SEGMENT_FILE = /^(\d{1,6})\.m4s$/;
+
+// GET /{PLAYBACK_ID}/{rendition}/init.mp4 and /{PLAYBACK_ID}/{rendition}/{n}.m4s: served from
+// storage, or encoded just in time on the first request.
+export const getRenditionFile = async ({
+  playbackId,
+  rendition,
+  file,
+}: {
+  playbackId: string;
+  rendition: string;
+  file: string;
+}): Promise<string> => {
+  const { assetId, plan } = await resolvePlayback({ playbackId });
+  const isInit = file === 'init.mp4';
+  const segmentMatch = SEGMENT_FILE.exec(file);
+  if (!isInit && !segmentMatch?.[1]) throw notFound('Segment');
+  const index = isInit ? null : Number(segmentMatch?.[1]);
+
+  if (rendition === AUDIO_RENDITION && plan.audio) {
+    if (index !== null && index >= plan.audio.segmentDurations.length + 1) throw notFound('Segment');
+    const found = await waitForAudioFile({ assetId, plan, index });
+    if (!found) throw notFound('Segment');
+    return found;
+  }
+
+  const rung = plan.rungs.find((candidate) => candidate.name === rendition);
+  if (!rung || !plan.video) throw notFound('Rendition');
+  if (index === null) return ensureInitSegment({ assetId, plan, rung });
+  if (index >= plan.video.segments.length) throw notFound('Segment');
+  try {
+    const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand });
+    prefetchFollowing({ assetId, plan, rung, index });
+    return found;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    getLogger().error({ err: error, assetId, rung: rung.name, index }, 'segment encode failed');
+    throw new ApiError('service_unavailable', `Segment ${index} of ${rung.name} could not be encoded; retry shortly`, {
+      'retry-after': '1',
+    });
+  }
+};

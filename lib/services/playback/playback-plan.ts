@@ -1,0 +1,55 @@
+import type { MediaProbe } from '../../media/ffprobe';
+import { buildAudioSegmentDurations } from '../../media/hls/audio-plan';
+import { buildLadder, type EncodingTier, type MaxResolutionTier, type Rung } from '../../media/hls/ladder';
+import { buildSegmentPlan, type SegmentPlan } from '../../media/hls/segment-plan';
+import { primaryAudio, primaryVideo } from '../../media/media-summary';
+
+// Everything playback needs, decided at ingest before the asset is ready: the video segment plan,
+// the ladder, and the audio rendition's layout. Nothing is encoded yet.
+
+export type PlaybackPlan = {
+  video: SegmentPlan | null;
+  rungs: Rung[];
+  audio: { duration: number; channels: number; segmentDurations: number[] } | null;
+};
+
+const AUDIO_OUTPUT_CHANNELS = 2;
+const FALLBACK_FRAME_RATE = 30;
+
+export const buildPlaybackPlan = ({
+  probe,
+  encodingTier,
+  maxResolutionTier,
+  durationCapSeconds,
+}: {
+  probe: MediaProbe;
+  encodingTier: EncodingTier;
+  maxResolutionTier: MaxResolutionTier;
+  durationCapSeconds?: number;
+}): PlaybackPlan => {
+  const cap = (seconds: number | null) =>
+    Math.min(seconds ?? probe.durationSeconds ?? 0, durationCapSeconds ?? Number.POSITIVE_INFINITY);
+  const video = primaryVideo(probe);
+  const audio = primaryAudio(probe);
+
+  const frameRate = video?.frameRate ?? FALLBACK_FRAME_RATE;
+  const videoDuration = video ? cap(video.durationSeconds) : 0;
+  const hasVideo = video !== null && videoDuration > 0;
+  const audioDuration = audio ? cap(audio.durationSeconds) : 0;
+
+  return {
+    video: hasVideo ? buildSegmentPlan({ duration: videoDuration, frameRate }) : null,
+    rungs: hasVideo
+      ? buildLadder({
+          display: { width: video.displayWidth, height: video.displayHeight },
+          frameRate: video.frameRate,
+          encodingTier,
+          maxResolutionTier,
+        })
+      : [],
+    audio:
+      audio && audioDuration > 0
+        ? { duration: audioDuration, channels: AUDIO_OUTPUT_CHANNELS, segmentDurations: buildAudioSegmentDurations(audioDuration) }
+        : null,
+  };
+};

@@ -1,0 +1,112 @@
+import { stat } from 'node:fs/promises';
+import { getEnv } from '../../env';
+import { withAssetCancellation } from '../../jobs/signals';
+import { getLogger } from '../../log';
+import { shiftDecodeTime, splitFragmentedMp4 } from '../../media/fmp4';
+import { buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
+import type { Rung } from '../../media/hls/ladder';
+import { encodeWindow } from '../../media/hls/segment-plan';
+import { runProcess } from '../../media/run-process';
+import { initSegmentPath, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
+import type { PlaybackPlan } from './playback-plan';
+import { publishFile } from './publish-file';
+import { ENCODE_PRIORITY, encoderSlots, inFlightEncodes, segmentCache } from './runtime';
+
+const ENCODE_TIMEOUT_MS = 10 * 60_000;
+
+const isFile = async (filePath: string) => (await stat(filePath).catch(() => null))?.isFile() ?? false;
+
+type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
+
+// Encodes one (rung, segment) from the source: input seek to the segment's window, forced
+// keyframe at its start, then the fragments' decode times are moved to the segment's place on
+// the plan's timeline, so consecutive segments continue each other with no discontinuity.
+const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest): Promise<void> => {
+  const env = getEnv();
+  const target = mediaSegmentPath(env.dataDir, assetId, rung.name, index);
+  if (await isFile(target)) return;
+  const videoPlan = plan.video;
+  const segment = videoPlan?.segments[index];
+  if (!videoPlan || !segment) throw new RangeError(`segment ${index} is not in the plan`);
+
+  const window = encodeWindow(videoPlan, index);
+  const chunks: Buffer[] = [];
+  const startedAt = performance.now();
+  const result = await withAssetCancellation(assetId, undefined, async (signal) => {
+    const run = await runProcess({
+      command: env.ffmpegPath,
+      args: buildVideoSegmentArgs({ inputPath: sourceFilePath(env.dataDir, assetId), rung, ...window }),
+      timeoutMs: ENCODE_TIMEOUT_MS,
+      signal,
+      onStdout: (chunk) => chunks.push(chunk),
+    });
+    return { ...run, deleted: signal.aborted };
+  });
+  if (result.deleted) throw new Error(`asset ${assetId} was deleted`);
+  if (result.exitCode !== 0) {
+    const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
+    throw new Error(`ffmpeg ${reason} encoding ${rung.name} segment ${index}: ${result.stderr.trim().slice(-500)}`);
+  }
+
+  const { init, fragments } = splitFragmentedMp4(Buffer.concat(chunks));
+  if (fragments.length === 0) throw new Error(`ffmpeg produced no frames for ${rung.name} segment ${index}`);
+  const offset = BigInt(Math.round(segment.start * VIDEO_TIMESCALE));
+  const media = Buffer.concat(fragments.map((fragment) => shiftDecodeTime(fragment, offset)));
+
+  // Every encode of a rung yields the same init segment; the first one to finish provides it.
+  const initPath = initSegmentPath(env.dataDir, assetId, rung.name);
+  if (!(await isFile(initPath))) await publishFile(initPath, init);
+  await publishFile(target, media);
+  segmentCache().record(target, media.length);
+  getLogger().debug(
+    { assetId, rung: rung.name, index, ms: Math.round(performance.now() - startedAt), bytes: media.length },
+    'segment encoded',
+  );
+};
+
+// Returns the path of a segment, encoding it first if it is not stored. Concurrent callers for the
+// same segment share one encode; encodes beyond the global limit wait for a slot by priority.
+export const ensureVideoSegment = async (
+  request: SegmentRequest & { priority: number },
+): Promise<string> => {
+  const { assetId, rung, index, priority } = request;
+  const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
+  if (await isFile(target)) {
+    segmentCache().touch(target);
+    return target;
+  }
+  const key = `${assetId}/${rung.name}/${index}`;
+  const flights = inFlightEncodes();
+  const existing = flights.get(key);
+  if (existing) {
+    await existing;
+    return target;
+  }
+  const flight = encoderSlots()
+    .run(priority, () => encodeVideoSegment(request))
+    .finally(() => flights.delete(key));
+  flights.set(key, flight);
+  await flight;
+  return target;
+};
+
+export const ensureInitSegment = async (request: Omit<SegmentRequest, 'index'>): Promise<string> => {
+  const initPath = initSegmentPath(getEnv().dataDir, request.assetId, request.rung.name);
+  if (await isFile(initPath)) return initPath;
+  await ensureVideoSegment({ ...request, index: 0, priority: ENCODE_PRIORITY.onDemand });
+  return initPath;
+};
+
+// After a viewer asks for segment n, the next few are encoded ahead of them in the background.
+export const prefetchFollowing = (request: SegmentRequest): void => {
+  const { plan, index } = request;
+  const count = plan.video?.segments.length ?? 0;
+  const ahead = getEnv().prefetchSegments;
+  for (let next = index + 1; next <= index + ahead && next < count; next++) {
+    const key = `${request.assetId}/${request.rung.name}/${next}`;
+    if (inFlightEncodes().has(key)) continue;
+    ensureVideoSegment({ ...request, index: next, priority: ENCODE_PRIORITY.prefetch }).catch((error: unknown) =>
+      getLogger().warn({ err: error, key }, 'prefetch failed'),
+    );
+  }
+};
