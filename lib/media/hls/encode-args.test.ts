@@ -31,6 +31,8 @@ describe('buildVideoSegmentArgs', () => {
 
   test('fragmented MP4 on stdout with a 90 kHz timescale', () => {
     expect(valueAfter(args, '-video_track_timescale')).toBe('90000');
+    expect(valueAfter(args, '-enc_time_base:v')).toBe('1/90000');
+    expect(valueAfter(args, '-fps_mode')).toBe('passthrough');
     expect(valueAfter(args, '-movflags')).toBe('+frag_keyframe+empty_moov+default_base_moof');
     expect(args.at(-1)).toBe('pipe:1');
   });

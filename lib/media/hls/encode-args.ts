@@ -47,6 +47,10 @@ export const buildVideoSegmentArgs = ({
     '-1',
     '-fps_mode',
     'passthrough',
+    // The default encoder time base is 1/frame-rate, which collapses timestamps of sources whose
+    // frames are not on that grid (millisecond WebM timestamps at 23.976 fps, VFR phone video).
+    '-enc_time_base:v',
+    `1/${VIDEO_TIMESCALE}`,
     '-vf',
     `trim=end=${durationSeconds.toFixed(6)},scale=${rung.width}:${rung.height}:flags=bicubic,format=yuv420p`,
     '-c:v',
