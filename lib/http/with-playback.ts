@@ -1,6 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { readFile, stat } from 'node:fs/promises';
 import { isApiError } from './api-error';
 import { errorResponse } from './respond';
 import { toErrorResponse } from './with-api';
@@ -44,9 +42,16 @@ export const playlistResponse = (text: string): Response =>
     headers: { 'content-type': 'application/vnd.apple.mpegurl', 'cache-control': PLAYLIST_CACHE_CONTROL },
   });
 
+// Segments are a few megabytes at most, so one read into memory is cheaper than a stream bridged
+// into a web ReadableStream.
 export const mediaFileResponse = async (filePath: string, request: Request): Promise<Response> => {
-  const { size } = await stat(filePath);
-  const headers = { 'content-type': 'video/mp4', 'content-length': String(size), 'cache-control': SEGMENT_CACHE_CONTROL };
-  if (request.method === 'HEAD') return new Response(null, { headers });
-  return new Response(Readable.toWeb(createReadStream(filePath)) as ReadableStream, { headers });
+  const headers = { 'content-type': 'video/mp4', 'cache-control': SEGMENT_CACHE_CONTROL };
+  if (request.method === 'HEAD') {
+    const { size } = await stat(filePath);
+    return new Response(null, { headers: { ...headers, 'content-length': String(size) } });
+  }
+  const data = await readFile(filePath);
+  return new Response(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), {
+    headers: { ...headers, 'content-length': String(data.byteLength) },
+  });
 };

@@ -21,7 +21,7 @@ export type VerifyDecodableOptions = {
   timeoutMs?: number;
 };
 
-const WINDOW_SECONDS = 1;
+const WINDOW_SECONDS = 0.5;
 const DEFAULT_WINDOW_TIMEOUT_MS = 60_000;
 
 // Demuxer message for sample offsets beyond the end of the file: the header survived truncation.
@@ -74,7 +74,7 @@ function decodeWindows(mediaDurationSeconds: number | null): Window[] {
 }
 
 /**
- * Decodes about one second at the start and at the end of the primary stream. Catches files whose
+ * Decodes about half a second at the start and at the end of the primary stream. Catches files whose
  * header is intact but whose media data is cut short or garbage, at a cost independent of length.
  */
 export async function verifyDecodable(options: VerifyDecodableOptions): Promise<void> {
