@@ -51,6 +51,7 @@ describe('buildAudioTrackArgs', () => {
     expect(valueAfter(args, '-ac')).toBe('2');
     expect(valueAfter(args, '-ar')).toBe('48000');
     expect(valueAfter(args, '-frag_duration')).toBe('4000000');
+    expect(valueAfter(args, '-af')).toBe('aresample=48000,asetpts=N/SR/TB');
     expect(valueAfter(args, '-movflags')).toContain('delay_moov');
   });
 });

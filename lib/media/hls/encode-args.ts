@@ -113,6 +113,11 @@ export const buildAudioTrackArgs = ({
   '-dn',
   '-map_metadata',
   '-1',
+  // Timestamps from the sample count, not the source: some files stamp their audio packets
+  // unevenly (960-sample steps with jumps), which would otherwise leak into the fragments as gaps
+  // and overlaps between segments.
+  '-af',
+  `aresample=${AUDIO_SAMPLE_RATE},asetpts=N/SR/TB`,
   '-c:a',
   'aac',
   '-b:a',

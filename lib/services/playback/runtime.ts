@@ -12,8 +12,21 @@ export const ENCODE_PRIORITY = { onDemand: 0, prefetch: 1, background: 2 } as co
 export const encoderSlots = (): PrioritySemaphore =>
   processSingleton('encoder-slots', () => new PrioritySemaphore(getEnv().jitEncodeConcurrency));
 
-export const inFlightEncodes = (): Map<string, Promise<void>> =>
-  processSingleton('in-flight-encodes', () => new Map<string, Promise<void>>());
+// Prefetch and background encodes may use all slots but one, so a viewer's on-demand request never
+// waits behind work nobody is watching yet.
+export const speculativeSlots = (): PrioritySemaphore =>
+  processSingleton('speculative-slots', () => new PrioritySemaphore(Math.max(1, getEnv().jitEncodeConcurrency - 1)));
+
+export type InFlightEncode = {
+  done: Promise<void>;
+  priority: number;
+  started: boolean;
+  // Aborts the encode while it still waits for a slot (a prefetch overtaken by a viewer).
+  cancel: AbortController;
+};
+
+export const inFlightEncodes = (): Map<string, InFlightEncode> =>
+  processSingleton('in-flight-encodes', () => new Map<string, InFlightEncode>());
 
 export const segmentCache = (): SegmentCache =>
   processSingleton(

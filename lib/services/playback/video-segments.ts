@@ -10,7 +10,7 @@ import { runProcess } from '../../media/run-process';
 import { initSegmentPath, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from './publish-file';
-import { ENCODE_PRIORITY, encoderSlots, inFlightEncodes, segmentCache } from './runtime';
+import { ENCODE_PRIORITY, encoderSlots, inFlightEncodes, segmentCache, speculativeSlots, type InFlightEncode } from './runtime';
 
 const ENCODE_TIMEOUT_MS = 10 * 60_000;
 
@@ -64,30 +64,52 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
   );
 };
 
+const startEncode = (request: SegmentRequest & { priority: number }, key: string): InFlightEncode => {
+  const flights = inFlightEncodes();
+  const cancel = new AbortController();
+  const flight: InFlightEncode = { done: Promise.resolve(), priority: request.priority, started: false, cancel };
+  const encode = () => {
+    flight.started = true;
+    return encodeVideoSegment(request);
+  };
+  const isOnDemand = request.priority === ENCODE_PRIORITY.onDemand;
+  flight.done = (
+    isOnDemand
+      ? encoderSlots().run(request.priority, encode, cancel.signal)
+      : speculativeSlots().run(request.priority, () => encoderSlots().run(request.priority, encode, cancel.signal), cancel.signal)
+  ).finally(() => {
+    if (flights.get(key) === flight) flights.delete(key);
+  });
+  flights.set(key, flight);
+  return flight;
+};
+
 // Returns the path of a segment, encoding it first if it is not stored. Concurrent callers for the
-// same segment share one encode; encodes beyond the global limit wait for a slot by priority.
-export const ensureVideoSegment = async (
-  request: SegmentRequest & { priority: number },
-): Promise<string> => {
+// same segment share one encode; encodes beyond the global limit wait for a slot by priority. A
+// viewer asking for a segment that is only queued as a prefetch takes it over at their priority.
+export const ensureVideoSegment = async (request: SegmentRequest & { priority: number }): Promise<string> => {
   const { assetId, rung, index, priority } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
-  if (await isFile(target)) {
-    segmentCache().touch(target);
-    return target;
-  }
   const key = `${assetId}/${rung.name}/${index}`;
-  const flights = inFlightEncodes();
-  const existing = flights.get(key);
-  if (existing) {
-    await existing;
-    return target;
+  for (;;) {
+    if (await isFile(target)) {
+      segmentCache().touch(target);
+      return target;
+    }
+    const existing = inFlightEncodes().get(key);
+    if (existing && !existing.started && existing.priority > priority) {
+      existing.cancel.abort(new Error('overtaken by a higher-priority request'));
+      inFlightEncodes().delete(key);
+      continue;
+    }
+    const flight = existing ?? startEncode(request, key);
+    try {
+      await flight.done;
+    } catch (error) {
+      // A cancelled prefetch we merely joined is not our failure: try again ourselves.
+      if (flight !== existing || !flight.cancel.signal.aborted) throw error;
+    }
   }
-  const flight = encoderSlots()
-    .run(priority, () => encodeVideoSegment(request))
-    .finally(() => flights.delete(key));
-  flights.set(key, flight);
-  await flight;
-  return target;
 };
 
 export const ensureInitSegment = async (request: Omit<SegmentRequest, 'index'>): Promise<string> => {
@@ -97,16 +119,24 @@ export const ensureInitSegment = async (request: Omit<SegmentRequest, 'index'>):
   return initPath;
 };
 
-// After a viewer asks for segment n, the next few are encoded ahead of them in the background.
+// After a viewer asks for segment n of a rung, the next few are encoded ahead of them, and queued
+// prefetches of the asset's other rungs are dropped: the player has switched away from them.
 export const prefetchFollowing = (request: SegmentRequest): void => {
-  const { plan, index } = request;
+  const { assetId, plan, rung, index } = request;
+  for (const [key, flight] of inFlightEncodes()) {
+    const isOtherRung = key.startsWith(`${assetId}/`) && !key.startsWith(`${assetId}/${rung.name}/`);
+    if (isOtherRung && !flight.started && flight.priority === ENCODE_PRIORITY.prefetch) {
+      flight.cancel.abort(new Error('the viewer switched rungs'));
+    }
+  }
   const count = plan.video?.segments.length ?? 0;
   const ahead = getEnv().prefetchSegments;
   for (let next = index + 1; next <= index + ahead && next < count; next++) {
-    const key = `${request.assetId}/${request.rung.name}/${next}`;
+    const key = `${assetId}/${rung.name}/${next}`;
     if (inFlightEncodes().has(key)) continue;
+    // Cancelled prefetches end here too; a real encode failure shows again when the segment is asked for.
     ensureVideoSegment({ ...request, index: next, priority: ENCODE_PRIORITY.prefetch }).catch((error: unknown) =>
-      getLogger().warn({ err: error, key }, 'prefetch failed'),
+      getLogger().debug({ err: error, key }, 'prefetch did not complete'),
     );
   }
 };
