@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { chromiumLaunchOptions } from './support/chromium';
 
 // Paths are relative to this file (e2e/). Run with: npx playwright test -c e2e
 export default defineConfig({
@@ -18,6 +19,14 @@ export default defineConfig({
       // Talks HTTP only (raw fetch and @mux/mux-node); no browser is launched.
       name: 'api',
       testMatch: 'api/**/*.spec.ts',
+    },
+    {
+      // Real playback: HLS playlists and segments encoded just in time, checked with ffmpeg/ffprobe,
+      // plus hls.js in the system Chromium. Encoding is slow on small machines, hence the timeout.
+      name: 'playback',
+      testMatch: 'playback/**/*.spec.ts',
+      timeout: 180_000,
+      use: { launchOptions: chromiumLaunchOptions },
     },
     // UI projects go here and use `launchOptions: chromiumLaunchOptions` from ./support/chromium.
   ],

@@ -1,0 +1,100 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+// Looks at the processes a Keyframe server spawns (its ffmpeg encodes) through /proc, limited to
+// the descendants of that server's process so parallel workers never see each other's encodes.
+
+export type ProcessEntry = { pid: number; ppid: number; argv: string[]; command: string };
+
+const readProcess = (pid: number): ProcessEntry | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may itself contain spaces or parentheses.
+    const afterName = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ppid = Number(afterName[1]);
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    return { pid, ppid, argv, command: argv.join(' ') };
+  } catch {
+    return undefined; // exited meanwhile
+  }
+};
+
+export const listProcesses = (): ProcessEntry[] => {
+  const entries: ProcessEntry[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const entry = readProcess(Number(name));
+    if (entry) entries.push(entry);
+  }
+  return entries;
+};
+
+/** Every living descendant of `rootPid` (children, grandchildren, …). */
+export const descendantsOf = (rootPid: number): ProcessEntry[] => {
+  const all = listProcesses();
+  const children = new Map<number, ProcessEntry[]>();
+  for (const entry of all) {
+    const siblings = children.get(entry.ppid) ?? [];
+    siblings.push(entry);
+    children.set(entry.ppid, siblings);
+  }
+  const found: ProcessEntry[] = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+};
+
+export const isFfmpeg = (entry: ProcessEntry): boolean => /(^|\/)ffmpeg$/.test(entry.argv[0] ?? '');
+
+/**
+ * True when an ffmpeg command line scales to `width` (`scale=640:360`, `scale=w=640:h=-2`,
+ * `scale=640:-2`, `-s 640x360`, …). Also accepts the rotated form (`scale=-2:640`) for portrait.
+ */
+export const scalesToWidth = (entry: ProcessEntry, width: number): boolean => {
+  const command = entry.command;
+  const patterns = [
+    new RegExp(`scale=(?:w=|width=)?${width}(?![0-9])`),
+    new RegExp(`scale=[^,; ]*?(?:w|width)=${width}(?![0-9])`),
+    new RegExp(`(?:^| )-s(?::v)? ${width}x\\d+`),
+  ];
+  return patterns.some((pattern) => pattern.test(command));
+};
+
+export type ProcessWatch = {
+  /** Every distinct matching process seen so far, by pid (first sighting kept). */
+  seen: Map<number, ProcessEntry & { firstSeen: number; lastSeen: number }>;
+  stop: () => Promise<void>;
+};
+
+/** Polls /proc every `intervalMs` for descendants of `rootPid` that satisfy `match`. */
+export const watchProcesses = (
+  rootPid: number,
+  match: (entry: ProcessEntry) => boolean,
+  { intervalMs = 20 }: { intervalMs?: number } = {},
+): ProcessWatch => {
+  const seen: ProcessWatch['seen'] = new Map();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const now = Date.now();
+      for (const entry of descendantsOf(rootPid)) {
+        if (!match(entry)) continue;
+        const known = seen.get(entry.pid);
+        if (known && known.command === entry.command) known.lastSeen = now;
+        else seen.set(entry.pid, { ...entry, firstSeen: now, lastSeen: now });
+      }
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  })();
+  return {
+    seen,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+};
