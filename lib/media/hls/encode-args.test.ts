@@ -37,6 +37,14 @@ describe('buildVideoSegmentArgs', () => {
     expect(args.at(-1)).toBe('pipe:1');
   });
 
+  test('720p and 1080p use a faster preset than the smaller rungs; background rungs do not', () => {
+    expect(valueAfter(args, '-preset')).toBe('superfast');
+    const small = { ...rung!, width: 960, height: 540 };
+    expect(valueAfter(buildVideoSegmentArgs({ inputPath: 'x', rung: small, seekSeconds: 0, durationSeconds: 2 }), '-preset')).toBe('veryfast');
+    const uhd = { ...rung!, width: 3840, height: 2160, isBackground: true };
+    expect(valueAfter(buildVideoSegmentArgs({ inputPath: 'x', rung: uhd, seekSeconds: 0, durationSeconds: 2 }), '-preset')).toBe('veryfast');
+  });
+
   test('the first segment does not seek', () => {
     expect(buildVideoSegmentArgs({ inputPath: 'x', rung: rung!, seekSeconds: 0, durationSeconds: 2 })).not.toContain('-ss');
   });
