@@ -1,10 +1,9 @@
 import { z } from 'zod';
-
-const WELL_FORMED_ID = /^[0-9A-Za-z]{20,64}$/;
+import { isWellFormedId } from '../utils/id-format';
 
 // A path id that is not even shaped like one of ours is a 400 (as Mux does), not a 404.
 export const idParam = (resource: string) =>
-  z.string().refine((value) => WELL_FORMED_ID.test(value), {
+  z.string().refine(isWellFormedId, {
     error: (issue) => `${resource} id "${String(issue.input)}" was invalid`,
   });
 

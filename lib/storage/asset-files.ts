@@ -1,7 +1,10 @@
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 // The one place that decides where an asset's files live under DATA_DIR.
+
+export const isStoredFile = async (filePath: string): Promise<boolean> =>
+  (await stat(filePath).catch(() => null))?.isFile() ?? false;
 
 export const assetDirectory = (dataDir: string, assetId: string): string => path.join(dataDir, 'assets', assetId);
 

@@ -16,6 +16,4 @@ export const generateId = (length = ID_LENGTH): string => {
   return id;
 };
 
-const WELL_FORMED_ID = /^[0-9A-Za-z]{20,64}$/;
-
-export const isWellFormedId = (value: string): boolean => WELL_FORMED_ID.test(value);
+export { isWellFormedId } from './id-format';

@@ -11,7 +11,7 @@ import { verifyDecodable } from '../../media/verify-decodable';
 import type { AssetInput, EncodingTier, MaxResolutionTier } from '../../schemas/asset-settings';
 import { enqueueJob } from '../../jobs/queue';
 import { buildPlaybackPlan } from '../playback/playback-plan';
-import { removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
+import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
 import { generateId } from '../../utils/ids';
 import { assetMediaFields } from './asset-media-fields';
 import { markAssetErrored } from './mark-asset-errored';
@@ -19,7 +19,6 @@ import { markAssetErrored } from './mark-asset-errored';
 const TEST_ASSET_MAX_SECONDS = 10;
 const PROBE_TIMEOUT_MS = 60_000;
 
-const fileExists = async (filePath: string) => (await stat(filePath).catch(() => null))?.isFile() ?? false;
 
 const formatHours = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`);
 
@@ -47,7 +46,7 @@ export const ingestAsset = async ({
     return performance.now();
   };
   try {
-    if (!(await fileExists(sourcePath))) {
+    if (!(await isStoredFile(sourcePath))) {
       const [input] = JSON.parse(asset.inputsJson) as AssetInput[];
       const checked = checkInputUrlSyntax(input?.url ?? '', { allowPrivate: env.allowPrivateInputUrls });
       if (!checked.ok) {

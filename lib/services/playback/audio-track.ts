@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
@@ -9,6 +9,7 @@ import { buildAudioTrackArgs } from '../../media/hls/encode-args';
 import { runProcess } from '../../media/run-process';
 import {
   initSegmentPath,
+  isStoredFile,
   mediaSegmentPath,
   renditionCompletePath,
   sourceFilePath,
@@ -29,7 +30,6 @@ type AudioEncode = { done: Promise<void>; progress: EventEmitter };
 
 const runningEncodes = () => processSingleton('audio-encodes', () => new Map<string, AudioEncode>());
 
-const isFile = async (filePath: string) => (await stat(filePath).catch(() => null))?.isFile() ?? false;
 
 export const readAudioSegmentCount = async (assetId: string): Promise<number | null> => {
   try {
@@ -125,9 +125,9 @@ export const waitForAudioFile = async ({
     index === null
       ? initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION)
       : mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index);
-  if (await isFile(target)) return target;
+  if (await isStoredFile(target)) return target;
   const encode = await ensureAudioEncoding({ assetId, plan });
-  if (!encode) return (await isFile(target)) ? target : null;
+  if (!encode) return (await isStoredFile(target)) ? target : null;
   await new Promise<void>((resolve) => {
     const finish = () => {
       clearTimeout(timer);
@@ -143,7 +143,7 @@ export const waitForAudioFile = async ({
     encode.progress.on('init', onInit);
     encode.progress.on('end', finish);
     // It may have been written between the first check and subscribing.
-    void isFile(target).then((exists) => exists && finish());
+    void isStoredFile(target).then((exists) => exists && finish());
   });
-  return (await isFile(target)) ? target : null;
+  return (await isStoredFile(target)) ? target : null;
 };

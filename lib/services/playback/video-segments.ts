@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
@@ -7,14 +6,13 @@ import { buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-a
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
 import { runProcess } from '../../media/run-process';
-import { initSegmentPath, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
+import { initSegmentPath, isStoredFile, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from './publish-file';
 import { ENCODE_PRIORITY, encoderSlots, inFlightEncodes, segmentCache, speculativeSlots, type InFlightEncode } from './runtime';
 
 const ENCODE_TIMEOUT_MS = 10 * 60_000;
 
-const isFile = async (filePath: string) => (await stat(filePath).catch(() => null))?.isFile() ?? false;
 
 type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
 
@@ -24,7 +22,7 @@ type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: 
 const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest): Promise<void> => {
   const env = getEnv();
   const target = mediaSegmentPath(env.dataDir, assetId, rung.name, index);
-  if (await isFile(target)) return;
+  if (await isStoredFile(target)) return;
   const videoPlan = plan.video;
   const segment = videoPlan?.segments[index];
   if (!videoPlan || !segment) throw new RangeError(`segment ${index} is not in the plan`);
@@ -55,7 +53,7 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
 
   // Every encode of a rung yields the same init segment; the first one to finish provides it.
   const initPath = initSegmentPath(env.dataDir, assetId, rung.name);
-  if (!(await isFile(initPath))) await publishFile(initPath, init);
+  if (!(await isStoredFile(initPath))) await publishFile(initPath, init);
   await publishFile(target, media);
   segmentCache().record(target, media.length);
   getLogger().debug(
@@ -92,7 +90,7 @@ export const ensureVideoSegment = async (request: SegmentRequest & { priority: n
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   const key = `${assetId}/${rung.name}/${index}`;
   for (;;) {
-    if (await isFile(target)) {
+    if (await isStoredFile(target)) {
       segmentCache().touch(target);
       return target;
     }
@@ -114,7 +112,7 @@ export const ensureVideoSegment = async (request: SegmentRequest & { priority: n
 
 export const ensureInitSegment = async (request: Omit<SegmentRequest, 'index'>): Promise<string> => {
   const initPath = initSegmentPath(getEnv().dataDir, request.assetId, request.rung.name);
-  if (await isFile(initPath)) return initPath;
+  if (await isStoredFile(initPath)) return initPath;
   await ensureVideoSegment({ ...request, index: 0, priority: ENCODE_PRIORITY.onDemand });
   return initPath;
 };
