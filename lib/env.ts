@@ -44,6 +44,8 @@ const rawEnvSchema = z.object({
   JIT_ENCODE_CONCURRENCY: positiveInt(os.availableParallelism()),
   RENDITION_CACHE_MAX_BYTES: positiveInt(20 * 1024 ** 3),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
+  WEBHOOK_RETRY_BASE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(3600).default(5)),
+  WEBHOOK_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(120).default(10)),
   ASSET_GET_RATE_PER_SECOND: positiveInt(1),
   ASSET_GET_RATE_BURST: positiveInt(5),
   LOG_LEVEL: z.preprocess(
@@ -71,6 +73,9 @@ export type Env = {
   renditionCacheMaxBytes: number;
   prefetchSegments: number;
   assetGetRate: { perSecond: number; burst: number };
+  // First retry delay of a failed webhook delivery; each further retry doubles it (capped at 1 h).
+  webhookRetryBaseMs: number;
+  webhookTimeoutMs: number;
   logLevel: string;
 };
 
@@ -113,6 +118,8 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     renditionCacheMaxBytes: raw.RENDITION_CACHE_MAX_BYTES,
     prefetchSegments: raw.PREFETCH_SEGMENTS,
     assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
+    webhookRetryBaseMs: Math.round(raw.WEBHOOK_RETRY_BASE_SECONDS * 1000),
+    webhookTimeoutMs: Math.round(raw.WEBHOOK_TIMEOUT_SECONDS * 1000),
     logLevel: raw.LOG_LEVEL,
   };
 };

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/client';
+import type { Prisma } from '../../db/generated/client';
+import { generateId } from '../../utils/ids';
+import { notifyWebhookRecorded } from './webhook-signals';
+
+export type WebhookEventType =
+  | 'video.asset.created'
+  | 'video.asset.ready'
+  | 'video.asset.errored'
+  | 'video.asset.updated'
+  | 'video.asset.deleted'
+  | 'video.upload.created'
+  | 'video.upload.asset_created'
+  | 'video.upload.cancelled'
+  | 'video.upload.errored';
+
+export type WebhookEventInput = {
+  type: WebhookEventType;
+  object: { type: 'asset' | 'upload'; id: string };
+  // The resource as the API serialises it; `created_at` is turned into an integer here, as Mux
+  // sends it inside webhook data.
+  data: Record<string, unknown>;
+};
+
+type DbClient = Db | Prisma.TransactionClient;
+
+const withIntegerCreatedAt = (data: Record<string, unknown>): Record<string, unknown> => {
+  const createdAt = data.created_at;
+  return typeof createdAt === 'string' && /^\d+$/.test(createdAt) ? { ...data, created_at: Number(createdAt) } : data;
+};
+
+// The outbox write: the event and one pending delivery per configured endpoint. Call it with the
+// transaction that makes the change the event reports, so neither exists without the other.
+export const recordWebhookEvent = async (db: DbClient, event: WebhookEventInput): Promise<void> => {
+  const endpoints = await db.webhookEndpoint.findMany({ select: { id: true } });
+  if (endpoints.length === 0) return;
+  const eventId = randomUUID();
+  await db.webhookEvent.create({
+    data: {
+      id: eventId,
+      type: event.type,
+      objectType: event.object.type,
+      objectId: event.object.id,
+      dataJson: JSON.stringify(withIntegerCreatedAt(event.data)),
+    },
+  });
+  await db.webhookDelivery.createMany({
+    data: endpoints.map((endpoint) => ({ id: generateId(), eventId, endpointId: endpoint.id })),
+  });
+  notifyWebhookRecorded();
+};
