@@ -3,13 +3,13 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FIXTURES_DIR_ENV, generateFixtures } from './support/fixtures';
-import { REPO_ROOT } from './support/paths';
+import { REPO_ROOT, SERVER_BUNDLE } from './support/paths';
 
 // Runs once per `playwright test`: checks the prerequisites and generates the media fixtures that
 // every worker shares (the directory is passed on through the environment).
 export default async function globalSetup(): Promise<void> {
-  if (!existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID'))) {
-    throw new Error('No production build found (.next/BUILD_ID). Run `npx next build` before the e2e tests.');
+  if (!existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID')) || !existsSync(SERVER_BUNDLE)) {
+    throw new Error('No production build found (.next/BUILD_ID, .next/keyframe/server.mjs). Run `npm run build` before the e2e tests.');
   }
   for (const tool of [process.env.E2E_FFMPEG ?? 'ffmpeg', process.env.E2E_FFPROBE ?? 'ffprobe']) {
     try {

@@ -4,12 +4,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CLI_ENTRY, REPO_ROOT, SERVER_ENTRY, TSX_BIN } from './paths';
+import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
 
-// Starts real Keyframe server processes (`tsx lib/server/main.ts`, the same entry point as
-// `npm start`) on a free port with a fresh DATA_DIR, and stops them again. Every process is started
-// in its own process group so `kill9()` takes down the tsx wrapper *and* the Node process it runs,
-// exactly like a crash or an OOM kill would.
+// Starts real Keyframe server processes (the server bundle `npm start` runs) on a free port with a
+// fresh DATA_DIR, and stops them again. Every process is started in its own process group so
+// `kill9()` takes down the server *and* any ffmpeg it runs, exactly like a crash or an OOM kill.
 
 const execFileAsync = promisify(execFile);
 
@@ -102,7 +101,7 @@ export class KeyframeServer {
     }
     this.env = env;
 
-    this.child = spawn(TSX_BIN, [SERVER_ENTRY], {
+    this.child = spawn(process.execPath, ['--enable-source-maps', SERVER_BUNDLE], {
       cwd: REPO_ROOT,
       env,
       detached: true,
@@ -202,7 +201,7 @@ export class KeyframeServer {
     return this.logLines.join('\n');
   }
 
-  /** Graceful stop: SIGTERM (tsx relays it to the server) and wait for the exit. */
+  /** Graceful stop: SIGTERM and wait for the exit. */
   async stop({ timeoutMs = 20_000 }: { timeoutMs?: number } = {}): Promise<ExitInfo> {
     if (this.exitInfo) return this.exitInfo;
     this.pushLog('[harness] sending SIGTERM');

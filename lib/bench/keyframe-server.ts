@@ -6,7 +6,7 @@ import path from 'node:path';
 import { killTreeSync, ownDirectory, releaseDirectory, runCommand, spawnTracked } from './processes';
 import { errorMessage, sleep } from './stats';
 
-// Starts a real Keyframe server (`tsx lib/server/main.ts`, as `npm start` does) on a free port with
+// Starts a real Keyframe server (the server bundle `npm start` runs) on a free port with
 // a fresh DATA_DIR, in its own process group, and stops it again.
 
 // Configuration the server reads; cleared from the inherited environment so the shell's settings
@@ -35,13 +35,12 @@ export const freePort = (): Promise<number> =>
 
 /** Builds the Next.js app only when there is no production build at all. */
 export const ensureProductionBuild = async (repoRoot: string, log: (line: string) => void): Promise<{ built: boolean }> => {
-  if (existsSync(path.join(repoRoot, '.next', 'BUILD_ID'))) return { built: false };
-  log('no production build (.next/BUILD_ID); running next build…');
-  const result = await runCommand(path.join(repoRoot, 'node_modules', '.bin', 'next'), ['build'], {
-    cwd: repoRoot,
-    timeoutMs: 20 * 60_000,
-  });
-  if (result.code !== 0) throw new Error(`next build failed:\n${(result.stdout + result.stderr).trim().slice(-2000)}`);
+  if (existsSync(path.join(repoRoot, '.next', 'BUILD_ID')) && existsSync(path.join(repoRoot, '.next', 'keyframe', 'server.mjs'))) {
+    return { built: false };
+  }
+  log('no production build (.next/BUILD_ID, .next/keyframe/server.mjs); running npm run build…');
+  const result = await runCommand('npm', ['run', 'build'], { cwd: repoRoot, timeoutMs: 20 * 60_000 });
+  if (result.code !== 0) throw new Error(`npm run build failed:\n${(result.stdout + result.stderr).trim().slice(-2000)}`);
   return { built: true };
 };
 
@@ -75,7 +74,7 @@ export class KeyframeServer {
       ...overrides,
     });
     this.env = env;
-    this.child = spawnTracked(this.tsx, [path.join('lib', 'server', 'main.ts')], {
+    this.child = spawnTracked(process.execPath, ['--enable-source-maps', path.join('.next', 'keyframe', 'server.mjs')], {
       cwd: repoRoot,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -174,7 +173,7 @@ export class KeyframeServer {
     return { id: token.id, secret: token.secret };
   }
 
-  /** SIGTERM (tsx relays it), then SIGKILL to the group and any leftover descendants; removes DATA_DIR. */
+  /** SIGTERM, then SIGKILL to the group and any leftover descendants; removes DATA_DIR. */
   async stop({ keepData = false }: { keepData?: boolean } = {}): Promise<void> {
     const pid = this.child.pid;
     if (this.running && pid !== undefined) {

@@ -1,4 +1,5 @@
-import { getDb } from '../db/client';
+import { getDb, type Db } from '../db/client';
+import type { Prisma } from '../db/generated/client';
 import { generateId } from '../utils/ids';
 import { notifyJobEnqueued } from './signals';
 
@@ -7,18 +8,21 @@ import { notifyJobEnqueued } from './signals';
 
 export type JobRow = { id: string; name: string; payloadJson: string; attempts: number; maxAttempts: number };
 
+// Pass `db` to enqueue inside a transaction, so the job exists exactly when the change that needs
+// it does; the worker's poll picks it up once committed.
 export const enqueueJob = async ({
   name,
   payload,
   maxAttempts,
   dedupeKey,
+  db = getDb(),
 }: {
   name: string;
   payload: unknown;
   maxAttempts: number;
   dedupeKey?: string;
+  db?: Db | Prisma.TransactionClient;
 }): Promise<void> => {
-  const db = getDb();
   const data = { id: generateId(), name, payloadJson: JSON.stringify(payload), maxAttempts, dedupeKey };
   if (dedupeKey) {
     await db.job.upsert({ where: { dedupeKey }, create: data, update: {} });

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { assetSettingsSchema, normalizeAssetSettings } from './asset-settings';
 
-const normalize = (body: unknown, requireInputUrl = true) =>
-  normalizeAssetSettings(assetSettingsSchema.parse(body), { requireInputUrl });
+const normalize = (body: unknown, inputUrl: 'required' | 'forbidden' = 'required') =>
+  normalizeAssetSettings(assetSettingsSchema.parse(body), { inputUrl });
 
 const expectProblem = (body: unknown, fragment: RegExp) => {
   const result = normalize(body);
@@ -55,8 +55,12 @@ describe('normalizeAssetSettings', () => {
     [{ inputs: [{ url: 'mux://assets/abc' }] }, /clipping/],
   ])('rejects %j', (body, fragment) => expectProblem(body, fragment));
 
-  test('an upload may leave the input url out', () => {
-    expect(normalize({ playback_policy: ['public'] }, false).ok).toBe(true);
+  test('an upload leaves the input url out, and may not set one', () => {
+    expect(normalize({ playback_policy: ['public'] }, 'forbidden').ok).toBe(true);
+    expect(normalize({ inputs: [{ passthrough: 'x' }] }, 'forbidden').ok).toBe(true);
+    const withUrl = normalize({ inputs: [{ url: 'https://e.com/a.mp4' }] }, 'forbidden');
+    expect(withUrl.ok).toBe(false);
+    if (!withUrl.ok) expect(withUrl.messages.join('\n')).toMatch(/must not be set for a direct upload/);
   });
 
   test('the schema rejects unknown enum values and wrong types with the field path', () => {

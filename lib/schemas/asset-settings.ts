@@ -85,7 +85,8 @@ const toList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? []
 // Returns either the settings or the list of problems (each a complete, user-facing sentence).
 export const normalizeAssetSettings = (
   body: AssetSettingsBody,
-  { requireInputUrl }: { requireInputUrl: boolean },
+  // A direct upload's file is the primary input, so its settings must not name a URL.
+  { inputUrl }: { inputUrl: 'required' | 'forbidden' },
 ): { ok: true; settings: NormalizedAssetSettings } | { ok: false; messages: string[] } => {
   const problems: string[] = [];
 
@@ -95,7 +96,10 @@ export const normalizeAssetSettings = (
   const inputs: AssetInput[] =
     typeof body.input === 'string' ? [{ url: body.input }] : (body.inputs ?? body.input ?? []);
   const primary = inputs[0];
-  if (requireInputUrl && !primary?.url) problems.push('inputs: at least one input with a url is required');
+  if (inputUrl === 'required' && !primary?.url) problems.push('inputs: at least one input with a url is required');
+  if (inputUrl === 'forbidden' && primary?.url) {
+    problems.push('inputs[0].url: must not be set for a direct upload; the uploaded file is the input');
+  }
   if (inputs.length > 1) {
     problems.push('inputs: additional inputs (audio tracks, subtitles, overlays) are not supported yet; send one input');
   }

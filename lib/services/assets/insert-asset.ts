@@ -1,0 +1,51 @@
+import type { Db } from '../../db/client';
+import type { Prisma } from '../../db/generated/client';
+import { enqueueJob } from '../../jobs/queue';
+import { serializeAsset, type AssetRecord } from '../../schemas/asset';
+import type { AssetInput, NormalizedAssetSettings } from '../../schemas/asset-settings';
+import { generateId } from '../../utils/ids';
+import { recordWebhookEvent } from '../webhooks/record-webhook-event';
+import { assetInclude } from './asset-record';
+
+export type IngestType = 'on_demand_url' | 'on_demand_direct_upload';
+
+// Records a new `preparing` asset with its playback IDs, queues its ingest and reports
+// video.asset.created — one step for URL and upload assets alike. Run it inside a transaction.
+export const insertAsset = async (
+  db: Db | Prisma.TransactionClient,
+  {
+    settings,
+    inputs,
+    ingestType,
+    uploadId,
+    test,
+    assetId = generateId(),
+  }: {
+    settings: NormalizedAssetSettings;
+    inputs: AssetInput[];
+    ingestType: IngestType;
+    uploadId?: string;
+    test: boolean;
+    assetId?: string;
+  },
+): Promise<AssetRecord> => {
+  const asset = await db.asset.create({
+    data: {
+      id: assetId,
+      status: 'preparing',
+      encodingTier: settings.encodingTier,
+      maxResolutionTier: settings.maxResolutionTier,
+      ingestType,
+      uploadId: uploadId ?? null,
+      inputsJson: JSON.stringify(inputs),
+      passthrough: settings.passthrough ?? null,
+      metaJson: settings.meta ? JSON.stringify(settings.meta) : null,
+      test,
+      playbackIds: { create: settings.playbackPolicies.map((policy) => ({ id: generateId(), policy })) },
+    },
+    include: assetInclude,
+  });
+  await enqueueJob({ db, name: 'ingest-asset-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `ingest:${assetId}` });
+  await recordWebhookEvent(db, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+  return asset;
+};
