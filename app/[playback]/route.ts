@@ -1,5 +1,5 @@
 import { notFound } from '@/lib/http/api-error';
-import { corsPreflight, playlistResponse, withPlayback } from '@/lib/http/with-playback';
+import { corsPreflight, playbackAccess, playlistResponse, withPlayback } from '@/lib/http/with-playback';
 import { getMultivariantPlaylist } from '@/lib/services/playback/get-multivariant-playlist';
 
 export const dynamic = 'force-dynamic';
@@ -14,6 +14,7 @@ export const GET = withPlayback(async ({ request, params }) => {
       playbackId: name.slice(0, -'.m3u8'.length),
       maxResolution: query.get('max_resolution') ?? undefined,
       minResolution: query.get('min_resolution') ?? undefined,
+      access: playbackAccess(request, 'v'),
     }),
   );
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { processSingleton } from '../utils/process-singleton';
@@ -11,13 +11,35 @@ import { processSingleton } from '../utils/process-singleton';
 const secretsSchema = z.object({
   uploadUrlKey: z.string().min(43),
   sessionSecret: z.string().min(43),
+  // Added after the first release: filled in on first use by `withAllSecrets`.
+  playbackProofKey: z.string().min(43).optional(),
 });
 
-export type InstanceSecrets = z.infer<typeof secretsSchema>;
+export type InstanceSecrets = Required<z.infer<typeof secretsSchema>>;
+type StoredSecrets = z.infer<typeof secretsSchema>;
 
 const newSecret = () => randomBytes(32).toString('base64url');
 
-const readSecrets = (file: string): InstanceSecrets | undefined => {
+const writeAtomically = (file: string, secrets: StoredSecrets, publish: (temporary: string) => void) => {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    publish(temporary);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+};
+
+// A file written by an older version lacks newer keys: add them, keeping the existing ones.
+const withAllSecrets = (file: string, stored: StoredSecrets): InstanceSecrets => {
+  if (stored.playbackProofKey) return { ...stored, playbackProofKey: stored.playbackProofKey };
+  const upgraded = { ...stored, playbackProofKey: newSecret() };
+  writeAtomically(file, upgraded, (temporary) => renameSync(temporary, file));
+  return upgraded;
+};
+
+const readSecrets = (file: string): StoredSecrets | undefined => {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -32,27 +54,22 @@ const readSecrets = (file: string): InstanceSecrets | undefined => {
 
 // Written to a temporary name and hard-linked into place, which fails if another process (server
 // or CLI) won the race; both then read the same, complete file.
-const createSecrets = (file: string): InstanceSecrets => {
-  const secrets: InstanceSecrets = { uploadUrlKey: newSecret(), sessionSecret: newSecret() };
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+const createSecrets = (file: string): StoredSecrets => {
+  const secrets: InstanceSecrets = { uploadUrlKey: newSecret(), sessionSecret: newSecret(), playbackProofKey: newSecret() };
   try {
-    linkSync(temporary, file);
+    writeAtomically(file, secrets, (temporary) => linkSync(temporary, file));
     return secrets;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const existing = readSecrets(file);
     if (!existing) throw error;
     return existing;
-  } finally {
-    rmSync(temporary, { force: true });
   }
 };
 
 export const loadInstanceSecrets = (dataDir: string): InstanceSecrets => {
   const file = path.join(dataDir, 'secrets.json');
-  return readSecrets(file) ?? createSecrets(file);
+  return withAllSecrets(file, readSecrets(file) ?? createSecrets(file));
 };
 
 export const instanceSecrets = (dataDir: string): InstanceSecrets =>

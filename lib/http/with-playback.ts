@@ -1,4 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
+import type { PlaybackAudience } from '../auth/playback-token';
+import type { PlaybackAccess } from '../services/playback/resolve-playback';
 import { isApiError } from './api-error';
 import { errorResponse } from './respond';
 import { toErrorResponse } from './with-api';
@@ -34,6 +36,18 @@ export const withPlayback =
       return withCors(response);
     }
   };
+
+// Mux's players send `token`; mux-node's playback helpers send `TOKEN`.
+export const playbackAccess = (request: Request, audience: PlaybackAudience): PlaybackAccess => {
+  const query = new URL(request.url).searchParams;
+  return {
+    token: query.get('token') ?? query.get('TOKEN'),
+    proof: query.get('kfp'),
+    audience,
+    referrer: request.headers.get('referer'),
+    userAgent: request.headers.get('user-agent'),
+  };
+};
 
 export const corsPreflight = async (): Promise<Response> => withCors(new Response(null, { status: 204 }));
 

@@ -1,5 +1,5 @@
 import { notFound } from '@/lib/http/api-error';
-import { corsPreflight, mediaFileResponse, playlistResponse, withPlayback } from '@/lib/http/with-playback';
+import { corsPreflight, mediaFileResponse, playbackAccess, playlistResponse, withPlayback } from '@/lib/http/with-playback';
 import { getRenditionFile } from '@/lib/services/playback/get-rendition-file';
 import { getRenditionPlaylist } from '@/lib/services/playback/get-rendition-playlist';
 
@@ -12,10 +12,12 @@ export const GET = withPlayback(async ({ request, params }) => {
   const path = Array.isArray(params.path) ? params.path : [];
   const [first, second, ...rest] = path;
   if (first?.endsWith('.m3u8') && second === undefined) {
-    return playlistResponse(await getRenditionPlaylist({ playbackId, rendition: first.slice(0, -'.m3u8'.length) }));
+    const rendition = first.slice(0, -'.m3u8'.length);
+    return playlistResponse(await getRenditionPlaylist({ playbackId, rendition, access: playbackAccess(request, 'v') }));
   }
   if (first && second && rest.length === 0) {
-    return mediaFileResponse(await getRenditionFile({ playbackId, rendition: first, file: second }), request);
+    const file = await getRenditionFile({ playbackId, rendition: first, file: second, access: playbackAccess(request, 'v') });
+    return mediaFileResponse(file, request);
   }
   throw notFound('Resource');
 });

@@ -3,7 +3,7 @@ import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { getLogger } from '../../log';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
-import { resolvePlayback } from './resolve-playback';
+import { resolvePlayback, withProof, type PlaybackAccess } from './resolve-playback';
 import { ENCODE_PRIORITY } from './runtime';
 import { ensureVideoSegment } from './video-segments';
 
@@ -27,21 +27,29 @@ const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | unde
   );
 };
 
-// GET /{PLAYBACK_ID}.m3u8
+const claimString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+// GET /{PLAYBACK_ID}.m3u8 – with a token, the modifiers come from its claims (players drop other
+// query parameters), and the URLs listed carry a proof derived from the token.
 export const getMultivariantPlaylist = async ({
   playbackId,
   maxResolution,
   minResolution,
+  access,
 }: {
   playbackId: string;
   maxResolution?: string;
   minResolution?: string;
+  access: PlaybackAccess;
 }): Promise<string> => {
-  const { assetId, plan } = await resolvePlayback({ playbackId });
-  const rungs = startFirst(filterLadder(await availableRungs(assetId, plan), { max: maxResolution, min: minResolution }));
+  const { assetId, plan, signed, claims, proof } = await resolvePlayback({ playbackId, access });
+  const limits = signed
+    ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
+    : { max: maxResolution, min: minResolution };
+  const rungs = startFirst(filterLadder(await availableRungs(assetId, plan), limits));
   warmFirstSegment(assetId, plan, rungs[0]);
   return renderMultivariantPlaylist({
-    rungs: rungs.map((rung) => ({ rung, uri: `${playbackId}/${rung.name}.m3u8` })),
-    audio: plan.audio ? { uri: `${playbackId}/audio.m3u8`, channels: plan.audio.channels } : null,
+    rungs: rungs.map((rung) => ({ rung, uri: withProof(`${playbackId}/${rung.name}.m3u8`, proof) })),
+    audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
   });
 };

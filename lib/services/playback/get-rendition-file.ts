@@ -1,7 +1,7 @@
 import { ApiError, notFound } from '../../http/api-error';
 import { getLogger } from '../../log';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
-import { resolvePlayback } from './resolve-playback';
+import { resolvePlayback, type PlaybackAccess } from './resolve-playback';
 import { ENCODE_PRIORITY } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing } from './video-segments';
 
@@ -13,12 +13,14 @@ export const getRenditionFile = async ({
   playbackId,
   rendition,
   file,
+  access,
 }: {
   playbackId: string;
   rendition: string;
   file: string;
+  access: PlaybackAccess;
 }): Promise<string> => {
-  const { assetId, plan } = await resolvePlayback({ playbackId });
+  const { assetId, plan } = await resolvePlayback({ playbackId, access });
   const isInit = file === 'init.mp4';
   const segmentMatch = SEGMENT_FILE.exec(file);
   if (!isInit && !segmentMatch?.[1]) throw notFound('Segment');

@@ -3,7 +3,7 @@ import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';
 import type { PlaybackPlan } from './playback-plan';
-import { resolvePlayback } from './resolve-playback';
+import { resolvePlayback, withProof, type PlaybackAccess } from './resolve-playback';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
@@ -18,19 +18,30 @@ const audioSegmentDurations = async (assetId: string, plan: PlaybackPlan): Promi
 };
 
 // GET /{PLAYBACK_ID}/{rendition}.m3u8
-export const getRenditionPlaylist = async ({ playbackId, rendition }: { playbackId: string; rendition: string }) => {
-  const { assetId, plan } = await resolvePlayback({ playbackId });
+export const getRenditionPlaylist = async ({
+  playbackId,
+  rendition,
+  access,
+}: {
+  playbackId: string;
+  rendition: string;
+  access: PlaybackAccess;
+}) => {
+  const { assetId, plan, proof } = await resolvePlayback({ playbackId, access });
   if (rendition === AUDIO_RENDITION && plan.audio) {
     const durations = await audioSegmentDurations(assetId, plan);
     return renderMediaPlaylist({
-      initUri: `${AUDIO_RENDITION}/init.mp4`,
-      segments: durations.map((duration, index) => ({ duration, uri: `${AUDIO_RENDITION}/${index}.m4s` })),
+      initUri: withProof(`${AUDIO_RENDITION}/init.mp4`, proof),
+      segments: durations.map((duration, index) => ({ duration, uri: withProof(`${AUDIO_RENDITION}/${index}.m4s`, proof) })),
     });
   }
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
   return renderMediaPlaylist({
-    initUri: `${rung.name}/init.mp4`,
-    segments: plan.video.segments.map((segment, index) => ({ duration: segment.duration, uri: `${rung.name}/${index}.m4s` })),
+    initUri: withProof(`${rung.name}/init.mp4`, proof),
+    segments: plan.video.segments.map((segment, index) => ({
+      duration: segment.duration,
+      uri: withProof(`${rung.name}/${index}.m4s`, proof),
+    })),
   });
 };

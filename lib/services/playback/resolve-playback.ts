@@ -1,24 +1,91 @@
+import { instanceSecrets } from '../../auth/instance-secrets';
+import { checkPlaybackRestriction } from '../../auth/playback-restriction-check';
+import { signPlaybackProof, verifyPlaybackProof } from '../../auth/playback-proof';
+import { verifyPlaybackToken, type PlaybackAudience } from '../../auth/playback-token';
 import { getDb } from '../../db/client';
+import { getEnv } from '../../env';
 import { ApiError, invalidId, notFound } from '../../http/api-error';
 import { isWellFormedId } from '../../utils/ids';
+import { findSigningPublicKey } from '../signing-keys/get-signing-key';
 import type { PlaybackPlan } from './playback-plan';
 
-export type PlaybackTarget = { assetId: string; plan: PlaybackPlan };
+// Who is asking: the `token` (or `TOKEN`) query parameter, the proof carried by URLs inside a
+// signed playlist, and the headers playback restrictions look at.
+export type PlaybackAccess = {
+  token: string | null;
+  proof?: string | null;
+  audience: PlaybackAudience;
+  referrer: string | null;
+  userAgent: string | null;
+};
+
+export type PlaybackTarget = {
+  assetId: string;
+  plan: PlaybackPlan;
+  signed: boolean;
+  // For signed playback IDs, the token's claims: playback modifiers and image parameters come
+  // from here rather than from the query string.
+  claims: Record<string, unknown>;
+  // For signed video requests: what URLs inside the served playlist must carry (`?kfp=`).
+  proof: string | null;
+};
+
+const forbidden = (reason: string) => new ApiError('forbidden', reason);
+
+const proofKey = () => Buffer.from(instanceSecrets(getEnv().dataDir).playbackProofKey, 'base64url');
+
+const enforceRestriction = async (restrictionId: string, access: PlaybackAccess): Promise<void> => {
+  const restriction = await getDb().playbackRestriction.findUnique({ where: { id: restrictionId } });
+  if (!restriction) throw forbidden(`Playback restriction ${restrictionId} named by the token does not exist`);
+  const check = checkPlaybackRestriction(
+    {
+      allowedDomains: JSON.parse(restriction.allowedDomainsJson) as string[],
+      allowNoReferrer: restriction.allowNoReferrer,
+      allowNoUserAgent: restriction.allowNoUserAgent,
+      allowHighRiskUserAgent: restriction.allowHighRiskUserAgent,
+    },
+    access,
+  );
+  if (!check.ok) throw forbidden(check.reason);
+};
+
+// A signed playback ID needs a valid token for the kind of resource asked for (or, for URLs
+// inside a signed playlist, the proof derived from one), and passes its playback restriction.
+const authorizeSigned = async (
+  playbackId: string,
+  access: PlaybackAccess,
+): Promise<{ claims: Record<string, unknown>; proof: string | null }> => {
+  if (access.proof && access.audience === 'v') {
+    const checked = verifyPlaybackProof(proofKey(), access.proof, playbackId, Math.floor(Date.now() / 1000));
+    if (!checked.ok) throw forbidden(checked.reason);
+    if (checked.grant.restrictionId) await enforceRestriction(checked.grant.restrictionId, access);
+    return { claims: {}, proof: access.proof };
+  }
+  if (!access.token) throw forbidden('This playback ID is signed: add ?token=<JWT signed with one of your signing keys>');
+  const checked = await verifyPlaybackToken({ token: access.token, playbackId, audience: access.audience, findPublicKey: findSigningPublicKey });
+  if (!checked.ok) throw forbidden(checked.reason);
+  const restrictionId = typeof checked.claims.playback_restriction_id === 'string' ? checked.claims.playback_restriction_id : null;
+  if (restrictionId) await enforceRestriction(restrictionId, access);
+  const proof =
+    access.audience === 'v' ? signPlaybackProof(proofKey(), { playbackId, expiresAt: Number(checked.claims.exp), restrictionId }) : null;
+  return { claims: checked.claims, proof };
+};
 
 // Maps a playback ID to a playable asset, with Mux's delivery status codes: malformed 400, unknown
-// or deleted 404, signed 403 (tokens are not supported yet, so signed IDs are never served), not
-// ready or errored 412.
-export const resolvePlayback = async ({ playbackId }: { playbackId: string }): Promise<PlaybackTarget> => {
+// or deleted 404, signed without valid proof 403 (with the reason), not ready or errored 412.
+export const resolvePlayback = async ({ playbackId, access }: { playbackId: string; access: PlaybackAccess }): Promise<PlaybackTarget> => {
   if (!isWellFormedId(playbackId)) throw invalidId('Playback', playbackId);
   const found = await getDb().playbackId.findUnique({
     where: { id: playbackId },
     select: { policy: true, asset: { select: { id: true, status: true, planJson: true } } },
   });
   if (!found) throw notFound('Playback ID');
-  if (found.policy !== 'public') {
-    throw new ApiError('forbidden', 'This playback ID is signed and needs a token; signed playback is not supported yet');
-  }
+  const signed = found.policy === 'signed';
+  const { claims, proof } = signed ? await authorizeSigned(playbackId, access) : { claims: {}, proof: null };
   if (found.asset.status === 'errored') throw new ApiError('failed_request', 'Asset has errored and cannot be played');
   if (found.asset.status !== 'ready' || !found.asset.planJson) throw new ApiError('failed_request', 'Asset is not ready');
-  return { assetId: found.asset.id, plan: JSON.parse(found.asset.planJson) as PlaybackPlan };
+  return { assetId: found.asset.id, plan: JSON.parse(found.asset.planJson) as PlaybackPlan, signed, claims, proof };
 };
+
+// Appends the proof of a signed playlist to a URL it lists.
+export const withProof = (uri: string, proof: string | null): string => (proof ? `${uri}?kfp=${proof}` : uri);
