@@ -232,7 +232,7 @@ test('status codes: 404 unknown/deleted, 412 preparing/errored, 400 malformed, 4
   expect(errored.status).toBe('errored');
   for (const path of playbackPaths(broken.playback_ids[0].id)) await expectStatus(path, 412);
 
-  // Signed playback IDs: signing is not implemented yet, so 403.
+  // Signed playback IDs without a token: 403 (tokens are covered in signed-playback.spec.ts).
   const signed = await api.createAsset({ inputs: [{ url: playbackMedia.fileUrl(playbackFixtures.file('landscape1080p')) }], playback_policies: ['signed'] });
   expect(signed.playback_ids).toEqual([{ id: expect.any(String), policy: 'signed' }]);
   const signedReady = await api.waitForStatus(signed.id);

@@ -1,0 +1,8 @@
+import { getDb } from '../../db/client';
+import { notFound } from '../../http/api-error';
+
+// Tokens that name a deleted restriction are refused from then on (see resolve-playback.ts).
+export const deletePlaybackRestriction = async ({ restrictionId }: { restrictionId: string }): Promise<void> => {
+  const deleted = await getDb().playbackRestriction.deleteMany({ where: { id: restrictionId } });
+  if (deleted.count === 0) throw notFound('Playback Restriction');
+};
