@@ -4,6 +4,9 @@ import { getEnv } from '../env';
 import { createAccessToken } from '../services/access-tokens/create-access-token';
 import { listAccessTokens } from '../services/access-tokens/list-access-tokens';
 import { revokeAccessToken } from '../services/access-tokens/revoke-access-token';
+import { createWebhookEndpoint, InvalidWebhookUrlError } from '../services/webhooks/create-webhook-endpoint';
+import { deleteWebhookEndpoint } from '../services/webhooks/delete-webhook-endpoint';
+import { listWebhookEndpoints } from '../services/webhooks/list-webhook-endpoints';
 import { prepareDatabase } from '../server/prepare-database';
 
 // `npm run --silent keyframe -- <command>`: headless administration against the same DATA_DIR /
@@ -15,6 +18,9 @@ Commands:
   tokens create --name NAME [--read-only]   create an access token (the secret is shown once)
   tokens list                               list access tokens
   tokens revoke ID                          revoke an access token immediately
+  webhooks create --url URL                 send signed webhook events to URL (prints its signing secret)
+  webhooks list                             list webhook endpoints with their secrets and delivery counts
+  webhooks delete ID                        delete a webhook endpoint and its pending deliveries
 
 Options:
   --json     print machine-readable JSON only
@@ -24,8 +30,60 @@ class UsageError extends Error {}
 
 type Output = { json: unknown; text: string };
 
-const runCommand = async (positionals: string[], values: { name?: string; 'read-only'?: boolean }): Promise<Output> => {
+type Values = { name?: string; 'read-only'?: boolean; url?: string };
+
+const runWebhooksCommand = async (action: string | undefined, rest: string[], values: Values): Promise<Output> => {
+  if (action === 'create') {
+    if (values.url === undefined) throw new UsageError('webhooks create needs --url URL');
+    let endpoint: Awaited<ReturnType<typeof createWebhookEndpoint>>;
+    try {
+      endpoint = await createWebhookEndpoint({ url: values.url });
+    } catch (error) {
+      if (error instanceof InvalidWebhookUrlError) throw new UsageError(`--url: ${error.message}`);
+      throw error;
+    }
+    return {
+      json: { id: endpoint.id, url: endpoint.url, secret: endpoint.secret },
+      text:
+        `Created webhook endpoint\n  id:     ${endpoint.id}\n  url:    ${endpoint.url}\n  secret: ${endpoint.secret}\n\n` +
+        'Every event is POSTed to the URL with a mux-signature header; verify it with this secret\n' +
+        '(e.g. mux.webhooks.unwrap(body, headers, secret) from @mux/mux-node).',
+    };
+  }
+  if (action === 'list') {
+    const endpoints = await listWebhookEndpoints();
+    return {
+      json: endpoints.map((endpoint) => ({
+        id: endpoint.id,
+        url: endpoint.url,
+        secret: endpoint.secret,
+        created_at: endpoint.createdAt.toISOString(),
+        deliveries: endpoint.deliveries,
+      })),
+      text:
+        endpoints.length > 0
+          ? endpoints
+              .map(
+                ({ id, url, secret, createdAt, deliveries }) =>
+                  `${id}  ${url}  secret ${secret}  created ${createdAt.toISOString()}` +
+                  `  pending ${deliveries.pending}  delivered ${deliveries.delivered}  failed ${deliveries.failed}`,
+              )
+              .join('\n')
+          : 'No webhook endpoints yet. Create one with: keyframe webhooks create --url URL',
+    };
+  }
+  if (action === 'delete') {
+    const [id] = rest;
+    if (!id) throw new UsageError('webhooks delete needs the endpoint ID');
+    if ((await deleteWebhookEndpoint({ id })) === 'not_found') throw new Error(`no webhook endpoint with id ${id}`);
+    return { json: { id, deleted: true }, text: `Deleted webhook endpoint ${id}` };
+  }
+  throw new UsageError(`unknown webhooks command "${action ?? ''}"`);
+};
+
+const runCommand = async (positionals: string[], values: Values): Promise<Output> => {
   const [group, action, ...rest] = positionals;
+  if (group === 'webhooks') return runWebhooksCommand(action, rest, values);
   if (group !== 'tokens') throw new UsageError(`unknown command "${positionals.join(' ')}"`);
 
   if (action === 'create') {
@@ -76,6 +134,7 @@ const main = async () => {
       help: { type: 'boolean', default: false },
       name: { type: 'string' },
       'read-only': { type: 'boolean', default: false },
+      url: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {

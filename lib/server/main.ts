@@ -6,10 +6,13 @@ import { getDb } from '../db/client';
 import { getEnv } from '../env';
 import { recoverInterruptedJobs } from '../jobs/queue';
 import { startWorker } from '../jobs/worker';
+import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
 import { killAllProcesses } from '../media/run-process';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
+import { expireDueUploads } from '../services/uploads/expire-uploads';
+import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
 import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
 import { serverState } from './server-state';
@@ -19,7 +22,7 @@ import { serverState } from './server-state';
 
 const SHUTDOWN_DEADLINE_MS = 13_000;
 const JOB_GRACE_MS = 8_000;
-const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
+const MAINTENANCE_INTERVAL_MS = 60_000;
 
 const main = async () => {
   const env = getEnv();
@@ -34,6 +37,8 @@ const main = async () => {
 
   const recovered = await recoverInterruptedJobs();
   if (recovered > 0) log.info({ recovered }, 'resuming jobs interrupted by the previous run');
+  const resent = await recoverInterruptedWebhookDeliveries();
+  if (resent > 0) log.info({ resent }, 'resending webhook deliveries interrupted by the previous run');
 
   const app = next({ dev: false, dir: projectRoot, hostname: env.host, port: env.port });
   await app.prepare();
@@ -48,10 +53,16 @@ const main = async () => {
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
 
   const worker = startWorker({ concurrency: env.ingestConcurrency, log: log.child({ component: 'worker' }) });
+  const webhooks = startWebhookDispatcher({
+    timeoutMs: env.webhookTimeoutMs,
+    retryBaseMs: env.webhookRetryBaseMs,
+    log: log.child({ component: 'webhooks' }),
+  });
   const runMaintenance = () =>
-    deleteExpiredTestAssets()
-      .then((count) => count > 0 && log.info({ count }, 'deleted expired test assets'))
-      .catch((error: unknown) => log.error({ err: error }, 'maintenance failed'));
+    Promise.all([
+      deleteExpiredTestAssets().then((count) => count > 0 && log.info({ count }, 'deleted expired test assets')),
+      expireDueUploads().then((count) => count > 0 && log.info({ count }, 'direct uploads timed out')),
+    ]).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'));
   void runMaintenance();
   const maintenance = setInterval(runMaintenance, MAINTENANCE_INTERVAL_MS);
 
@@ -71,7 +82,8 @@ const main = async () => {
     clearInterval(maintenance);
     server.close();
     server.closeIdleConnections();
-    await worker.stop(JOB_GRACE_MS);
+    // In-flight webhook requests are aborted and go back to pending without counting an attempt.
+    await Promise.all([worker.stop(JOB_GRACE_MS), webhooks.stop(JOB_GRACE_MS)]);
     killAllProcesses();
     server.closeAllConnections();
     await getDb().$disconnect();

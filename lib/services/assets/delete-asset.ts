@@ -1,19 +1,33 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { cancelAssetWork } from '../../jobs/signals';
+import { serializeAsset } from '../../schemas/asset';
 import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
+import { uploadDirectory } from '../../storage/upload-files';
+import { rm } from 'node:fs/promises';
 import { segmentCache } from '../playback/runtime';
-import { findAssetOrThrow } from './asset-record';
+import { recordWebhookEvent } from '../webhooks/record-webhook-event';
+import { assetInclude, findAssetOrThrow } from './asset-record';
 
 // DELETE /video/v1/assets/{id}: stops any work on the asset, removes its rows and its files.
+// video.asset.deleted carries the asset as it was just before, and is recorded by whichever of two
+// concurrent deletes actually removed the row.
 export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<void> => {
   const db = getDb();
   await findAssetOrThrow(db, assetId);
-  await db.$transaction([
-    db.playbackId.deleteMany({ where: { assetId } }),
-    db.asset.deleteMany({ where: { id: assetId } }),
-  ]);
+  let uploadId: string | null = null;
+  await db.$transaction(async (tx) => {
+    const asset = await tx.asset.findUnique({ where: { id: assetId }, include: assetInclude });
+    await tx.playbackId.deleteMany({ where: { assetId } });
+    const deleted = await tx.asset.deleteMany({ where: { id: assetId } });
+    uploadId = asset?.uploadId ?? null;
+    if (asset && deleted.count === 1) {
+      await recordWebhookEvent(tx, { type: 'video.asset.deleted', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+    }
+  });
   cancelAssetWork(assetId);
   segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, assetId));
   await removeAssetFiles(getEnv().dataDir, assetId);
+  // An upload's file waits in the upload folder until the ingest adopts it.
+  if (uploadId) await rm(uploadDirectory(getEnv().dataDir, uploadId), { recursive: true, force: true });
 };

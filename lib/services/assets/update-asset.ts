@@ -1,5 +1,6 @@
 import { getDb } from '../../db/client';
-import type { AssetRecord } from '../../schemas/asset';
+import { serializeAsset, type AssetRecord } from '../../schemas/asset';
+import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { assetInclude, findAssetOrThrow } from './asset-record';
 
 // PATCH /video/v1/assets/{id}: only passthrough and meta can change; an empty passthrough clears it.
@@ -14,12 +15,16 @@ export const updateAsset = async ({
 }): Promise<AssetRecord> => {
   const db = getDb();
   await findAssetOrThrow(db, assetId);
-  return db.asset.update({
-    where: { id: assetId },
-    data: {
-      ...(passthrough !== undefined && { passthrough: passthrough === '' ? null : passthrough }),
-      ...(meta !== undefined && { metaJson: Object.keys(meta).length > 0 ? JSON.stringify(meta) : null }),
-    },
-    include: assetInclude,
+  return db.$transaction(async (tx) => {
+    const updated = await tx.asset.update({
+      where: { id: assetId },
+      data: {
+        ...(passthrough !== undefined && { passthrough: passthrough === '' ? null : passthrough }),
+        ...(meta !== undefined && { metaJson: Object.keys(meta).length > 0 ? JSON.stringify(meta) : null }),
+      },
+      include: assetInclude,
+    });
+    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(updated) });
+    return updated;
   });
 };

@@ -9,10 +9,14 @@ import { isMediaInputError } from '../../media/media-errors';
 import { probeMedia } from '../../media/probe-media';
 import { verifyDecodable } from '../../media/verify-decodable';
 import type { AssetInput, EncodingTier, MaxResolutionTier } from '../../schemas/asset-settings';
+import { serializeAsset } from '../../schemas/asset';
 import { enqueueJob } from '../../jobs/queue';
 import { buildPlaybackPlan } from '../playback/playback-plan';
+import { assetInclude } from '../assets/asset-record';
+import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
 import { generateId } from '../../utils/ids';
+import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
 import { markAssetErrored } from './mark-asset-errored';
 
@@ -46,7 +50,12 @@ export const ingestAsset = async ({
     return performance.now();
   };
   try {
-    if (!(await isStoredFile(sourcePath))) {
+    if (!(await isStoredFile(sourcePath)) && asset.uploadId !== null) {
+      if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath }))) {
+        await markAssetErrored({ assetId, type: 'invalid_input', messages: ['The uploaded file is no longer available'] });
+        return;
+      }
+    } else if (!(await isStoredFile(sourcePath))) {
       const [input] = JSON.parse(asset.inputsJson) as AssetInput[];
       const checked = checkInputUrlSyntax(input?.url ?? '', { allowPrivate: env.allowPrivateInputUrls });
       if (!checked.ok) {
@@ -94,21 +103,29 @@ export const ingestAsset = async ({
       durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
     });
     const { size } = await stat(sourcePath);
-    const updated = await db.asset.updateMany({
-      where: { id: assetId, status: 'preparing' },
-      data: {
-        status: 'ready',
-        progressState: 'completed',
-        durationSeconds: fields.durationSeconds,
-        aspectRatio: fields.aspectRatio,
-        maxFrameRate: fields.maxFrameRate,
-        resolutionTier: fields.resolutionTier,
-        tracksJson: JSON.stringify(fields.tracks),
-        probeJson: JSON.stringify(probe),
-        planJson: JSON.stringify(playbackPlan),
-        sourceBytes: BigInt(size),
-        readyAt: new Date(),
-      },
+    // video.asset.ready is recorded with the status change, and only if this update made it.
+    const updated = await db.$transaction(async (tx) => {
+      const result = await tx.asset.updateMany({
+        where: { id: assetId, status: 'preparing' },
+        data: {
+          status: 'ready',
+          progressState: 'completed',
+          durationSeconds: fields.durationSeconds,
+          aspectRatio: fields.aspectRatio,
+          maxFrameRate: fields.maxFrameRate,
+          resolutionTier: fields.resolutionTier,
+          tracksJson: JSON.stringify(fields.tracks),
+          probeJson: JSON.stringify(probe),
+          planJson: JSON.stringify(playbackPlan),
+          sourceBytes: BigInt(size),
+          readyAt: new Date(),
+        },
+      });
+      if (result.count === 1) {
+        const ready = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
+        await recordWebhookEvent(tx, { type: 'video.asset.ready', object: { type: 'asset', id: assetId }, data: serializeAsset(ready) });
+      }
+      return result;
     });
     if (updated.count === 0) {
       await cleanUpIfDeleted(assetId);

@@ -1,12 +1,16 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
+import { serializeAsset } from '../../schemas/asset';
+import { assetInclude } from '../assets/asset-record';
+import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { sourceFilePath } from '../../storage/asset-files';
 import { rm } from 'node:fs/promises';
 
 export type AssetErrorType = 'download_failed' | 'invalid_input';
 
 // Moves a preparing asset to `errored` with a reason the user can act on, and drops the unusable
-// source so it does not take disk space.
+// source so it does not take disk space. video.asset.errored is recorded with the status change, and
+// only if this call made it (an asset deleted or already finished meanwhile reports nothing).
 export const markAssetErrored = async ({
   assetId,
   type,
@@ -16,14 +20,19 @@ export const markAssetErrored = async ({
   type: AssetErrorType;
   messages: string[];
 }): Promise<void> => {
-  await getDb().asset.updateMany({
-    where: { id: assetId, status: 'preparing' },
-    data: {
-      status: 'errored',
-      progressState: 'errored',
-      errorType: type,
-      errorMessagesJson: JSON.stringify(messages),
-    },
+  await getDb().$transaction(async (tx) => {
+    const updated = await tx.asset.updateMany({
+      where: { id: assetId, status: 'preparing' },
+      data: {
+        status: 'errored',
+        progressState: 'errored',
+        errorType: type,
+        errorMessagesJson: JSON.stringify(messages),
+      },
+    });
+    if (updated.count === 0) return;
+    const errored = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
+    await recordWebhookEvent(tx, { type: 'video.asset.errored', object: { type: 'asset', id: assetId }, data: serializeAsset(errored) });
   });
   await rm(sourceFilePath(getEnv().dataDir, assetId), { force: true });
 };

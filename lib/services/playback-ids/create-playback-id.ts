@@ -1,10 +1,12 @@
 import { getDb } from '../../db/client';
 import type { PlaybackPolicy } from '../../schemas/asset-settings';
-import type { PlaybackIdRecord } from '../../schemas/asset';
+import { serializeAsset, type PlaybackIdRecord } from '../../schemas/asset';
 import { generateId } from '../../utils/ids';
-import { findAssetOrThrow } from '../assets/asset-record';
+import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
+import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 
-// POST /video/v1/assets/{id}/playback-ids
+// POST /video/v1/assets/{id}/playback-ids. The asset's playback_ids change, so subscribers get
+// video.asset.updated (as from Mux).
 export const createPlaybackId = async ({
   assetId,
   policy,
@@ -14,5 +16,10 @@ export const createPlaybackId = async ({
 }): Promise<PlaybackIdRecord> => {
   const db = getDb();
   await findAssetOrThrow(db, assetId);
-  return db.playbackId.create({ data: { id: generateId(), assetId, policy }, select: { id: true, policy: true } });
+  return db.$transaction(async (tx) => {
+    const created = await tx.playbackId.create({ data: { id: generateId(), assetId, policy }, select: { id: true, policy: true } });
+    const asset = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
+    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+    return created;
+  });
 };

@@ -1,11 +1,19 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../http/api-error';
-import { findAssetOrThrow } from '../assets/asset-record';
+import { serializeAsset } from '../../schemas/asset';
+import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
+import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 
-// DELETE /video/v1/assets/{id}/playback-ids/{playback_id}
+// DELETE /video/v1/assets/{id}/playback-ids/{playback_id}; reported as video.asset.updated.
 export const deletePlaybackId = async ({ assetId, playbackId }: { assetId: string; playbackId: string }): Promise<void> => {
   const db = getDb();
   await findAssetOrThrow(db, assetId);
-  const deleted = await db.playbackId.deleteMany({ where: { id: playbackId, assetId } });
-  if (deleted.count === 0) throw notFound('Playback ID');
+  const deleted = await db.$transaction(async (tx) => {
+    const result = await tx.playbackId.deleteMany({ where: { id: playbackId, assetId } });
+    if (result.count === 0) return false;
+    const asset = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
+    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+    return true;
+  });
+  if (!deleted) throw notFound('Playback ID');
 };

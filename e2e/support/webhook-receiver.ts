@@ -1,0 +1,147 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import Mux from '@mux/mux-node';
+import type { Json } from './api';
+
+// A webhook receiver on 127.0.0.1, as an integrator would write one: it keeps every request's raw
+// body and headers and verifies each with the real `mux.webhooks.unwrap` from @mux/mux-node, then
+// answers as the test tells it to (2xx, an error status, or never).
+
+export type ReceiverReply = number | 'hang';
+
+export type ReceivedWebhook = {
+  /** Position among all requests this receiver got (0-based). */
+  index: number;
+  receivedAt: number;
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  /** The envelope as `unwrap` returned it, or undefined if verification failed. */
+  event: Json;
+  verifyError?: string;
+  reply: ReceiverReply;
+};
+
+const mux = new Mux({ tokenId: 'unused', tokenSecret: 'unused' });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class WebhookReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  /** The endpoint's signing secret; set it once `webhooks create` has printed it. */
+  secret = '';
+  /** How to answer a request; the default accepts everything. */
+  reply: (request: { event: Json; rawBody: string; index: number }) => ReceiverReply = () => 200;
+  private server: http.Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private boundPort = 0;
+
+  /** Listens on `port` (0 = any free one). */
+  static async start(port = 0): Promise<WebhookReceiver> {
+    const receiver = new WebhookReceiver();
+    await receiver.listen(port);
+    return receiver;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.boundPort}/hooks/mux`;
+  }
+
+  async listen(port = this.boundPort): Promise<void> {
+    const server = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => void this.handle(request, response, Buffer.concat(chunks).toString('utf8')));
+    });
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.boundPort = (server.address() as AddressInfo).port;
+  }
+
+  /** Stops listening and drops every connection, including requests left hanging. */
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise((resolve) => server.close(resolve));
+  }
+
+  /** Requests whose envelope is about `objectId` (an asset or upload id). */
+  about(objectId: string): ReceivedWebhook[] {
+    return this.received.filter((entry) => entry.event?.object?.id === objectId);
+  }
+
+  /** Requests answered with a 2xx, i.e. deliveries Keyframe considers done. */
+  accepted(objectId?: string): ReceivedWebhook[] {
+    return (objectId ? this.about(objectId) : this.received).filter(
+      (entry) => typeof entry.reply === 'number' && entry.reply >= 200 && entry.reply < 300,
+    );
+  }
+
+  /** Waits for a request whose envelope has this type and object id (accepted ones by default). */
+  async waitForEvent(
+    type: string,
+    objectId: string,
+    { timeoutMs = 30_000, acceptedOnly = true }: { timeoutMs?: number; acceptedOnly?: boolean } = {},
+  ): Promise<ReceivedWebhook> {
+    return this.waitFor(
+      () => (acceptedOnly ? this.accepted(objectId) : this.about(objectId)).find((entry) => entry.event.type === type),
+      `${type} for ${objectId}`,
+      timeoutMs,
+    );
+  }
+
+  async waitFor<T>(find: () => T | undefined, what: string, timeoutMs = 30_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = find();
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) {
+        const seen = this.received.map((entry) => `${entry.event?.type ?? '?'} ${entry.event?.object?.id ?? '?'} → ${entry.reply}`);
+        throw new Error(`webhook receiver: no ${what} within ${timeoutMs} ms; got ${seen.length}: ${seen.join('; ')}`);
+      }
+      await sleep(100);
+    }
+  }
+
+  private async handle(request: http.IncomingMessage, response: http.ServerResponse, rawBody: string): Promise<void> {
+    const index = this.received.length;
+    let event: Json;
+    let verifyError: string | undefined;
+    try {
+      event = await mux.webhooks.unwrap(rawBody, request.headers as Record<string, string>, this.secret);
+    } catch (error) {
+      verifyError = error instanceof Error ? error.message : String(error);
+      try {
+        event = JSON.parse(rawBody);
+      } catch {
+        event = undefined;
+      }
+    }
+    const reply = verifyError ? 400 : this.reply({ event, rawBody, index });
+    this.received.push({
+      index,
+      receivedAt: Date.now(),
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: request.headers,
+      rawBody,
+      event,
+      verifyError,
+      reply,
+    });
+    if (reply === 'hang') return;
+    response.writeHead(reply, { 'content-type': 'text/plain', 'x-receiver': 'keyframe-e2e' }).end(reply < 300 ? 'ok' : `refused with ${reply}`);
+  }
+}
