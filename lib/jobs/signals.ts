@@ -1,19 +1,13 @@
-import { EventEmitter } from 'node:events';
+import { processSignal } from '../utils/process-signal';
 import { processSingleton } from '../utils/process-singleton';
 
 // Process-wide signals between request handlers and the in-process worker: "a job was enqueued"
 // (so the worker need not wait for its next poll) and "stop work on this asset" (deletion).
 
-const queueSignal = () => processSingleton('job-queue-signal', () => new EventEmitter());
+const jobEnqueued = processSignal('job-enqueued');
 
-export const notifyJobEnqueued = (): void => {
-  queueSignal().emit('enqueued');
-};
-
-export const onJobEnqueued = (listener: () => void): (() => void) => {
-  queueSignal().on('enqueued', listener);
-  return () => queueSignal().off('enqueued', listener);
-};
+export const notifyJobEnqueued = jobEnqueued.notify;
+export const onJobEnqueued = jobEnqueued.subscribe;
 
 const assetWork = () => processSingleton('asset-work', () => new Map<string, Set<AbortController>>());
 

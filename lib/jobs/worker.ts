@@ -2,7 +2,10 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { jobRegistry, type JobName } from './registry';
 import { claimNextJob, completeJob, failJob, releaseJob, type JobRow } from './queue';
+import { startClaimLoop } from './claim-loop';
 import { onJobEnqueued } from './signals';
+
+type RunningJob = { job: JobRow; controller: AbortController };
 
 export type Worker = { stop: (graceMs: number) => Promise<void>; activeJobs: () => number };
 
@@ -14,10 +17,7 @@ const isJobName = (name: string): name is JobName => Object.hasOwn(jobRegistry, 
 // them back in the queue, so a restart resumes them.
 export const startWorker = ({ concurrency, log }: { concurrency: number; log: Logger }): Worker => {
   const workerId = `${os.hostname()}:${process.pid}`;
-  const running = new Map<string, { job: JobRow; controller: AbortController; done: Promise<void> }>();
   let stopping = false;
-  let filling = false;
-  let refillRequested = false;
 
   const execute = async (job: JobRow, controller: AbortController) => {
     const jobLog = log.child({ job: job.name, jobId: job.id, attempt: job.attempts });
@@ -52,48 +52,26 @@ export const startWorker = ({ concurrency, log }: { concurrency: number; log: Lo
     }
   };
 
-  const fill = async () => {
-    if (filling) {
-      refillRequested = true;
-      return;
-    }
-    filling = true;
-    try {
-      do {
-        refillRequested = false;
-        while (!stopping && running.size < concurrency) {
-          const job = await claimNextJob(workerId);
-          if (!job) break;
-          const controller = new AbortController();
-          const done = execute(job, controller)
-            .catch((error: unknown) => log.error({ err: error, jobId: job.id }, 'job bookkeeping failed'))
-            .finally(() => {
-              running.delete(job.id);
-              void fill();
-            });
-          running.set(job.id, { job, controller, done });
-        }
-      } while (refillRequested && !stopping);
-    } catch (error) {
-      log.error({ err: error }, 'failed to claim jobs');
-    } finally {
-      filling = false;
-    }
-  };
-
-  const unsubscribe = onJobEnqueued(() => void fill());
-  const poll = setInterval(() => void fill(), POLL_INTERVAL_MS);
-  void fill();
+  const loop = startClaimLoop<RunningJob>({
+    concurrency,
+    claim: async () => {
+      const job = await claimNextJob(workerId);
+      return job && { job, controller: new AbortController() };
+    },
+    run: ({ job, controller }) => execute(job, controller),
+    subscribe: onJobEnqueued,
+    pollIntervalMs: POLL_INTERVAL_MS,
+    onClaimError: (error) => log.error({ err: error }, 'failed to claim jobs'),
+    onRunError: (error, { job }) => log.error({ err: error, jobId: job.id }, 'job bookkeeping failed'),
+  });
 
   return {
-    activeJobs: () => running.size,
+    activeJobs: () => loop.running().length,
     stop: async (graceMs) => {
       stopping = true;
-      unsubscribe();
-      clearInterval(poll);
-      for (const { controller } of running.values()) controller.abort(new Error('server is shutting down'));
-      const all = Promise.all([...running.values()].map((entry) => entry.done));
-      await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+      await loop.stop(graceMs, (running) => {
+        for (const { controller } of running) controller.abort(new Error('server is shutting down'));
+      });
     },
   };
 };

@@ -1,17 +1,9 @@
-import { EventEmitter } from 'node:events';
-import { processSingleton } from '../../utils/process-singleton';
+import { processSignal } from '../../utils/process-signal';
 
 // "A webhook delivery was recorded": wakes the dispatcher so it need not wait for its next poll.
 // Recording happens inside transactions, so a listener may look before the commit; the poll
 // catches anything it misses.
+const recorded = processSignal('webhook-recorded');
 
-const signal = () => processSingleton('webhook-signal', () => new EventEmitter());
-
-export const notifyWebhookRecorded = (): void => {
-  signal().emit('recorded');
-};
-
-export const onWebhookRecorded = (listener: () => void): (() => void) => {
-  signal().on('recorded', listener);
-  return () => signal().off('recorded', listener);
-};
+export const notifyWebhookRecorded = recorded.notify;
+export const onWebhookRecorded = recorded.subscribe;
