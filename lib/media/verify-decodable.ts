@@ -19,6 +19,8 @@ export type VerifyDecodableOptions = {
   signal?: AbortSignal;
   /** Per window. */
   timeoutMs?: number;
+  /** Which ends to decode (default both): the start can be checked while the rest downloads. */
+  ends?: Array<'start' | 'end'>;
 };
 
 const WINDOW_SECONDS = 0.5;
@@ -88,7 +90,8 @@ export async function verifyDecodable(options: VerifyDecodableOptions): Promise<
   const kind = streams === 'video' ? 'video frames' : 'audio';
 
   // The windows are independent, so they are decoded side by side to keep time-to-ready short.
-  const windows = decodeWindows(stream.durationSeconds ?? probe.durationSeconds);
+  const ends = options.ends ?? ['start', 'end'];
+  const windows = decodeWindows(stream.durationSeconds ?? probe.durationSeconds).filter((window) => ends.includes(window.label));
   const results = await Promise.all(
     windows.map((window) =>
       runProcess({

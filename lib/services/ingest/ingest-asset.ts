@@ -1,10 +1,9 @@
-import { mkdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
-import { downloadToFile, isDownloadError } from '../../ingest/download-to-file';
-import { allowAllAddresses, checkInputUrlSyntax, isPublicAddress } from '../../ingest/url-policy';
+import { isDownloadError } from '../../ingest/download-to-file';
+import { checkInputUrlSyntax } from '../../ingest/url-policy';
 import { isMediaInputError } from '../../media/media-errors';
 import { probeMedia } from '../../media/probe-media';
 import { verifyDecodable } from '../../media/verify-decodable';
@@ -18,6 +17,8 @@ import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/as
 import { generateId } from '../../utils/ids';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
+import { downloadSource } from './download-source';
+import { withCompleteFileSize, type EarlyInspection } from './inspect-while-downloading';
 import { markAssetErrored } from './mark-asset-errored';
 
 const TEST_ASSET_MAX_SECONDS = 10;
@@ -49,6 +50,8 @@ export const ingestAsset = async ({
     timings[name] = Math.round(performance.now() - since);
     return performance.now();
   };
+  // Filled in when the probe and the start's decode check could run during the download.
+  let early: Promise<EarlyInspection | null> = Promise.resolve(null);
   try {
     if (!(await isStoredFile(sourcePath)) && asset.uploadId !== null) {
       if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath }))) {
@@ -62,21 +65,16 @@ export const ingestAsset = async ({
         await markAssetErrored({ assetId, type: 'download_failed', messages: [checked.reason] });
         return;
       }
-      await mkdir(path.dirname(sourcePath), { recursive: true });
-      const download = await downloadToFile({
-        url: checked.url.toString(),
-        destinationPath: sourcePath,
-        maxBytes: env.maxInputBytes,
-        timeoutMs: env.inputDownloadTimeoutMs,
-        addressPolicy: env.allowPrivateInputUrls ? allowAllAddresses : isPublicAddress,
-        signal,
-        userAgent: 'Keyframe/0.1 (+https://github.com/keyframe-video/keyframe)',
-      });
+      const download = await downloadSource({ url: checked.url.toString(), sourcePath, signal });
+      early = download.early;
       log.info({ bytes: download.bytes, finalUrl: download.finalUrl }, 'input downloaded');
     }
     let since = lap('downloadMs', startedAt);
 
-    const probe = await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
+    const inspected = await early;
+    const probe = inspected
+      ? withCompleteFileSize(inspected.probe, (await stat(sourcePath)).size)
+      : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
     const duration = probe.durationSeconds ?? 0;
     if (duration > env.maxInputDurationSeconds) {
       await markAssetErrored({
@@ -87,7 +85,8 @@ export const ingestAsset = async ({
       return;
     }
     since = lap('probeMs', since);
-    await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe, signal });
+    const ends: Array<'start' | 'end'> = inspected?.startDecoded ? ['end'] : ['start', 'end'];
+    await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe, signal, ends });
     lap('decodeCheckMs', since);
 
     const fields = assetMediaFields({
@@ -131,7 +130,7 @@ export const ingestAsset = async ({
       await cleanUpIfDeleted(assetId);
       return;
     }
-    log.info({ ...timings, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
+    log.info({ ...timings, inspectedEarly: inspected !== null, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
     // Work that follows readiness: the continuous audio track, and rungs above 1080p.
     if (playbackPlan.audio) {
       await enqueueJob({ name: 'encode-audio-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `audio:${assetId}` });

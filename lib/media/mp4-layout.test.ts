@@ -1,0 +1,39 @@
+import { statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readMp4Layout } from './mp4-layout';
+import { ffmpeg, x264 } from './test-support/media-fixtures';
+
+let dir: string;
+
+const make = async (name: string, extra: string[]) => {
+  const file = path.join(dir, name);
+  await ffmpeg('-f', 'lavfi', '-i', 'testsrc2=s=320x240:r=25', '-t', '2', ...x264, ...extra, file);
+  return file;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'keyframe-layout-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('readMp4Layout', () => {
+  test('a faststart MP4 has its index first, and its end is where the moov box ends', async () => {
+    const file = await make('faststart.mp4', ['-movflags', '+faststart']);
+    const layout = await readMp4Layout(file, statSync(file).size);
+    expect(layout.kind).toBe('index-first');
+    if (layout.kind === 'index-first') expect(layout.indexEnd).toBeLessThan(statSync(file).size);
+    expect(await readMp4Layout(file, 20)).toEqual({ kind: 'need-more' });
+  });
+
+  test('a plain MP4 (moov at the end), a fragmented MP4 and a non-MP4 file are told apart', async () => {
+    const plain = await make('plain.mp4', []);
+    expect(await readMp4Layout(plain, statSync(plain).size)).toEqual({ kind: 'index-last' });
+    const fragmented = await make('fragmented.mp4', ['-movflags', '+frag_keyframe+empty_moov']);
+    expect(await readMp4Layout(fragmented, statSync(fragmented).size)).toEqual({ kind: 'fragmented' });
+    const mkv = await make('clip.mkv', []);
+    expect(await readMp4Layout(mkv, statSync(mkv).size)).toEqual({ kind: 'not-mp4' });
+  });
+});

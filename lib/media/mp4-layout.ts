@@ -1,0 +1,48 @@
+import { open } from 'node:fs/promises';
+
+// Where an MP4/MOV file keeps its index. When `moov` comes before the media data ("faststart",
+// what most encoders and web pipelines produce), the whole sample table is known from the first
+// bytes, so the file can be probed and its start decoded while the rest is still downloading.
+// Fragmented MP4 (moof) and moov-at-the-end files are reported as such and wait for the full file.
+
+export type Mp4Layout =
+  | { kind: 'index-first'; indexEnd: number }
+  | { kind: 'index-last' }
+  | { kind: 'fragmented' }
+  | { kind: 'not-mp4' }
+  | { kind: 'need-more' };
+
+const BOX_HEADER = 16;
+const MAX_TOP_LEVEL_BOXES = 64;
+const MP4_FIRST_BOXES = new Set(['ftyp', 'styp', 'moov', 'free', 'skip', 'wide', 'pdin', 'uuid', 'mdat']);
+
+export async function readMp4Layout(filePath: string, availableBytes: number): Promise<Mp4Layout> {
+  const file = await open(filePath, 'r');
+  try {
+    const header = Buffer.alloc(BOX_HEADER);
+    let offset = 0;
+    let indexEnd: number | undefined;
+    for (let index = 0; index < MAX_TOP_LEVEL_BOXES; index++) {
+      if (offset + 8 > availableBytes) return { kind: 'need-more' };
+      const { bytesRead } = await file.read(header, 0, BOX_HEADER, offset);
+      if (bytesRead < 8) return { kind: 'need-more' };
+      const type = header.toString('latin1', 4, 8);
+      if (index === 0 && !MP4_FIRST_BOXES.has(type)) return { kind: 'not-mp4' };
+      let size = header.readUInt32BE(0);
+      if (size === 1) {
+        if (bytesRead < 16) return { kind: 'need-more' };
+        size = Number(header.readBigUInt64BE(8));
+      }
+      // An empty moov followed by fragments is fragmented MP4: its index is spread over the file.
+      if (type === 'moof') return { kind: 'fragmented' };
+      if (type === 'mdat') return indexEnd === undefined ? { kind: 'index-last' } : { kind: 'index-first', indexEnd };
+      if (type === 'moov') indexEnd = offset + size;
+      // size 0 means "to the end of the file", which only media data does.
+      if (size < 8) return { kind: 'not-mp4' };
+      offset += size;
+    }
+    return { kind: 'not-mp4' };
+  } finally {
+    await file.close();
+  }
+}
