@@ -5,6 +5,7 @@ import type { SegmentsResult } from './segments';
 import { formatMs, formatRatio, round } from './stats';
 import type { ThroughputResult } from './throughput';
 import type { TimeToReadyResult } from './time-to-ready';
+import type { UploadThroughputResult } from './upload-throughput';
 
 // The results document (bench/results.json) and its markdown rendering (bench/results.md).
 
@@ -15,14 +16,14 @@ export type Target = {
   description: string;
   value: number | null;
   limit: number;
-  unit: 'ms' | 'ratio';
+  unit: 'ms' | 'ratio' | 'MB';
   pass: boolean | null;
   note?: string;
 };
 
 export type BenchResults = {
   schema: 'keyframe-bench/1';
-  mode: 'full' | 'quick';
+  mode: 'full' | 'quick' | 'upload-throughput';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -36,6 +37,7 @@ export type BenchResults = {
     timeToReadyRuns: number;
     segmentSamples: number;
     throughput: { requests: number; concurrency: number };
+    uploadThroughput: { runsPerMethod: number };
     dbPollMs: number;
   };
   inputs: BenchInput[];
@@ -45,6 +47,8 @@ export type BenchResults = {
   /** The same file, same client, from a plain node:http + fs.createReadStream server: the floor. */
   throughputReference: PhaseOutcome<ThroughputResult>;
   baseline: PhaseOutcome<BaselineResult>;
+  /** Direct uploads of a ~1.09 GB file on a server of its own: MB/s and the server's memory. */
+  uploadThroughput: PhaseOutcome<UploadThroughputResult>;
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null }>;
     ratio300To30: { serverSide: number | null; clientObserved: number | null } | null;
@@ -56,6 +60,9 @@ export type BenchResults = {
     baselineMs: number | null;
     ratioTimeToReady300ToBaseline: number | null;
     warmSegmentRequestsPerSecond: number | null;
+    uploadSinglePutMegabytesPerSecond: number | null;
+    uploadChunkedMegabytesPerSecond: number | null;
+    uploadServerPeakRssMB: number | null;
   };
   targets: Target[];
   observations: string[];
@@ -74,8 +81,10 @@ const outcomeNote = (outcome: PhaseOutcome<unknown>): string | null =>
 
 const passCell = (target: Target) => (target.pass === null ? 'not measured' : target.pass ? '✅ pass' : '❌ fail');
 
-const targetValue = (target: Target) => (target.unit === 'ms' ? formatMs(target.value) : formatRatio(target.value));
-const targetLimit = (target: Target) => (target.unit === 'ms' ? `≤ ${formatMs(target.limit)}` : `≤ ${formatRatio(target.limit)}`);
+const formatTargetNumber = (target: Target, value: number | null) =>
+  target.unit === 'ms' ? formatMs(value) : target.unit === 'MB' ? (value === null ? 'n/a' : `${value} MB`) : formatRatio(value);
+const targetValue = (target: Target) => formatTargetNumber(target, target.value);
+const targetLimit = (target: Target) => `≤ ${formatTargetNumber(target, target.limit)}`;
 
 export const renderMarkdown = (results: BenchResults): string => {
   const parts: string[] = [];
@@ -218,6 +227,50 @@ export const renderMarkdown = (results: BenchResults): string => {
       `Segment: \`${throughput.value.url.replace(/^https?:\/\/[^/]+/, '')}\`, node:http keep-alive agent. The load generator runs on the same two cores as the server.`,
     );
   } else parts.push(outcomeNote(throughput) ?? '');
+
+  parts.push('## Direct upload throughput');
+  const uploads = results.uploadThroughput;
+  if (uploads.status === 'ok') {
+    const value = uploads.value;
+    const megabytes = (bytes: number) => round(bytes / 1e6, bytes < 1e8 ? 1 : 0);
+    parts.push(
+      `A ${megabytes(value.largeFile.bytes)} MB file (${value.largeFile.seconds} s of raw 1080p25 video in Matroska, generated in ` +
+        `${formatMs(value.largeFile.generateMs)}) uploaded ${value.runs}× per method, interleaved, to a fresh server; MB = 10^6 bytes; ` +
+        'throughput is first byte sent → last response received, from a Node client on the same cores as the server.',
+    );
+    parts.push(
+      table(
+        ['Method', 'Runs (MB/s)', 'Median MB/s', 'Median wall time', 'Requests', 'Server RSS peak (sampled)', 'of which anonymous', 'Asset'],
+        (['single PUT', '32 MiB chunks'] as const).map((method) => {
+          const samples = value.samples.filter((sample) => sample.file === 'large' && sample.method === method);
+          const peak = (values: Array<number | null>) => {
+            const known = values.filter((entry): entry is number => entry !== null);
+            return known.length > 0 ? `${Math.max(...known)} MB` : 'n/a';
+          };
+          return [
+            method === 'single PUT' ? 'one streamed PUT (curl -T)' : `${value.chunkBytes / 1024 ** 2} MiB Content-Range PUTs (UpChunk-style)`,
+            samples.map((sample) => sample.megabytesPerSecond).join(', '),
+            value.medians[method].megabytesPerSecond,
+            formatMs(value.medians[method].wallMs),
+            samples[0]?.requests,
+            peak(samples.map((sample) => sample.peakSampledRssMB)),
+            peak(samples.map((sample) => sample.peakSampledAnonMB)),
+            [...new Set(samples.map((sample) => sample.assetStatus))].join(', '),
+          ];
+        }),
+      ),
+    );
+    const small = value.samples.find((sample) => sample.file === 'small');
+    parts.push(
+      `Server memory (process ${value.server.pid}, ${value.server.identifiedBy}): RSS ${value.memoryAtStartMB.rss} MB ` +
+        `(anonymous ${value.memoryAtStartMB.anon} MB) at start, before any request; ` +
+        `peak ${value.rssFlatness.smallUploadPeakMB} MB (anonymous ${value.rssFlatness.smallUploadPeakAnonMB} MB) during a ${megabytes(value.smallFile.bytes)} MB upload` +
+        `${small ? ` (${small.megabytesPerSecond} MB/s; after one uncounted warm-up upload)` : ''}, ` +
+        `${value.rssFlatness.largeUploadPeakMB} MB (anonymous ${value.rssFlatness.largeUploadPeakAnonMB} MB) during the ${megabytes(value.largeFile.bytes)} MB ones ` +
+        `(growth ${value.rssFlatness.growthMB} MB); VmHWM (the kernel's lifetime peak) **${value.peakRssMB} MB** at the end. ` +
+        'VmRSS and RssAnon sampled every 50 ms from /proc/<pid>/status.',
+    );
+  } else parts.push(outcomeNote(uploads) ?? '');
 
   parts.push('## Machine load from other work');
   const percent = (value: number | null) => (value === null ? 'n/a' : `${value} %`);

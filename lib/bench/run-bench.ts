@@ -15,13 +15,20 @@ import { startStaticServer, type StaticServer } from './static-server';
 import { errorMessage, formatMs, ratio, round } from './stats';
 import { measureThroughput } from './throughput';
 import { measureTimeToReady, type ReadyInput } from './time-to-ready';
+import { measureUploadThroughputOnFreshServer } from './upload-throughput';
 
-// `npm run bench` (full, ~10+ min) or `npm run bench -- --quick` (no 300 s input, no baseline).
+// `npm run bench` (full, ~10+ min), `npm run bench -- --quick` (no 300 s input, no baseline) or
+// `npm run bench -- --only upload-throughput` (direct uploads alone, a few minutes).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline] [--runs N] [--samples N] [--wait-idle M] [--out DIR] [--ingest-timings]
+const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only upload-throughput] [--runs N] [--samples N] [--upload-runs N] [--wait-idle M] [--out DIR] [--ingest-timings]
 
   --quick        skip the 300 s input and the ffmpeg baseline (for iteration)
+  --only upload-throughput
+                 run only the direct-upload section: a generated ~1.09 GB file uploaded as one
+                 PUT and as 32 MiB chunks, MB/s and the server's peak RSS (a few minutes)
+  --upload-runs N
+                 1 GiB uploads per method (default 3; 1 with --quick)
   --skip-baseline
                  full run without the ffmpeg baseline (it takes minutes)
   --runs N       time-to-ready runs per input (default 3)
@@ -43,7 +50,7 @@ const SERVER_ENV = { PREFETCH_SEGMENTS: '0' };
 const THROUGHPUT = { requests: 200, concurrency: 16 };
 const SHORT_SECONDS = 30;
 const LONG_SECONDS = 300;
-const LIMITS = { timeToReady30Ms: 1_000, ratio300To30: 1.3, coldSegment0Ms: 1_000 };
+const LIMITS = { timeToReady30Ms: 1_000, ratio300To30: 1.3, coldSegment0Ms: 1_000, uploadPeakRssMB: 300, uploadRssGrowthMB: 50 };
 
 const benchStartedAt = performance.now();
 const log = (line: string) => process.stderr.write(`[bench +${((performance.now() - benchStartedAt) / 1000).toFixed(1)}s] ${line}\n`);
@@ -105,6 +112,8 @@ const main = async (): Promise<number> => {
     options: {
       quick: { type: 'boolean', default: false },
       'skip-baseline': { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'upload-runs': { type: 'string' },
       runs: { type: 'string' },
       samples: { type: 'string' },
       'ingest-timings': { type: 'boolean', default: false },
@@ -118,8 +127,12 @@ const main = async (): Promise<number> => {
     return 0;
   }
   const quick = values.quick ?? false;
+  if (values.only !== undefined && values.only !== 'upload-throughput') throw new Error(`--only takes upload-throughput (got "${values.only}")`);
+  const uploadsOnly = values.only === 'upload-throughput';
+  const mode: BenchResults['mode'] = uploadsOnly ? 'upload-throughput' : quick ? 'quick' : 'full';
+  const uploadRuns = positiveInt(values['upload-runs'], quick ? 1 : 3, 'upload-runs');
   const outDir = path.resolve(values.out ?? BENCH_DIR);
-  const skipBaseline = quick || (values['skip-baseline'] ?? false);
+  const skipBaseline = quick || uploadsOnly || (values['skip-baseline'] ?? false);
   const runs = positiveInt(values.runs, 3, 'runs');
   const samples = positiveInt(values.samples, 3, 'samples');
   const waitIdleMinutes = values['wait-idle'] === undefined ? 0 : Number(values['wait-idle']);
@@ -133,7 +146,7 @@ const main = async (): Promise<number> => {
   const observations: string[] = [];
   let serverLogTail: string[] = [];
 
-  log(`mode ${quick ? 'quick' : 'full'}; repository ${REPO_ROOT}`);
+  log(`mode ${mode}; repository ${REPO_ROOT}`);
   load.push(await sampleLoad('start'));
   const machine = await machineInfo(FFMPEG, FFPROBE);
   const git = await gitInfo();
@@ -147,85 +160,104 @@ const main = async (): Promise<number> => {
 
   // Inputs (cached under bench/.work/)
   const inputs: BenchInput[] = [];
-  for (const seconds of quick ? [SHORT_SECONDS] : [SHORT_SECONDS, LONG_SECONDS]) {
+  for (const seconds of uploadsOnly ? [] : quick ? [SHORT_SECONDS] : [SHORT_SECONDS, LONG_SECONDS]) {
     inputs.push(await ensureInput({ durationSeconds: seconds, workDir: WORK_DIR, ffmpeg: FFMPEG, ffprobe: FFPROBE, log }));
   }
   const shortInput = inputs.find((input) => input.durationSeconds === SHORT_SECONDS);
   const longInput = inputs.find((input) => input.durationSeconds === LONG_SECONDS);
-  if (!shortInput) throw new Error('the 30 s input is missing');
+  if (!shortInput && !uploadsOnly) throw new Error('the 30 s input is missing');
 
   let staticServer: StaticServer | undefined;
   let server: KeyframeServer | undefined;
   let db: AssetDb | undefined;
   const agent = keepAliveAgent(4);
-  let timeToReady: BenchResults['timeToReady'] = { status: 'skipped', reason: 'not reached' };
-  let segments: BenchResults['segments'] = { status: 'skipped', reason: 'not reached' };
-  let throughput: BenchResults['throughput'] = { status: 'skipped', reason: 'not reached' };
-  let throughputReference: BenchResults['throughputReference'] = { status: 'skipped', reason: 'not reached' };
+  const notRun = { status: 'skipped' as const, reason: uploadsOnly ? '--only upload-throughput' : 'not reached' };
+  let timeToReady: BenchResults['timeToReady'] = notRun;
+  let segments: BenchResults['segments'] = notRun;
+  let throughput: BenchResults['throughput'] = notRun;
+  let throughputReference: BenchResults['throughputReference'] = notRun;
   let baseline: BenchResults['baseline'] = skipBaseline
-    ? { status: 'skipped', reason: quick ? '--quick' : '--skip-baseline' }
+    ? { status: 'skipped', reason: uploadsOnly ? '--only upload-throughput' : quick ? '--quick' : '--skip-baseline' }
     : { status: 'skipped', reason: 'not reached' };
+  let uploadThroughput: BenchResults['uploadThroughput'] = { status: 'skipped', reason: 'not reached' };
 
-  try {
-    staticServer = await startStaticServer(Object.fromEntries(inputs.map((input) => [path.basename(input.path), input.path])));
-    const urlOf = (input: BenchInput) => staticServer?.url(path.basename(input.path)) ?? '';
-    log(`starting the Keyframe server (${Object.entries(serverEnv).map(([key, value]) => `${key}=${value}`).join(' ')})…`);
-    server = await KeyframeServer.start({ repoRoot: REPO_ROOT, env: serverEnv });
-    const token = await server.createToken();
-    db = new AssetDb(server.dataDir);
-    const readyInputs: ReadyInput[] = inputs.map((input) => ({ label: `${input.durationSeconds} s`, durationSeconds: input.durationSeconds, url: urlOf(input) }));
+  // The main server's phases; --only upload-throughput runs none of them.
+  if (!uploadsOnly && shortInput) {
+    try {
+      staticServer = await startStaticServer(Object.fromEntries(inputs.map((input) => [path.basename(input.path), input.path])));
+      const urlOf = (input: BenchInput) => staticServer?.url(path.basename(input.path)) ?? '';
+      log(`starting the Keyframe server (${Object.entries(serverEnv).map(([key, value]) => `${key}=${value}`).join(' ')})…`);
+      server = await KeyframeServer.start({ repoRoot: REPO_ROOT, env: serverEnv });
+      const token = await server.createToken();
+      db = new AssetDb(server.dataDir);
+      const readyInputs: ReadyInput[] = inputs.map((input) => ({ label: `${input.durationSeconds} s`, durationSeconds: input.durationSeconds, url: urlOf(input) }));
 
-    load.push(await loadBefore('before time-to-ready'));
-    const activeServer = server;
-    const activeDb = db;
-    timeToReady = await phase('time-to-ready', () =>
-      measureTimeToReady({ server: activeServer, token, db: activeDb, inputs: readyInputs, runs, log }),
-    );
+      load.push(await loadBefore('before time-to-ready'));
+      const activeServer = server;
+      const activeDb = db;
+      timeToReady = await phase('time-to-ready', () =>
+        measureTimeToReady({ server: activeServer, token, db: activeDb, inputs: readyInputs, runs, log }),
+      );
 
-    load.push(await loadBefore('before segments'));
-    segments = await phase('segments', () =>
-      measureSegments({ server: activeServer, token, db: activeDb, inputUrl: urlOf(shortInput), samples, agent, log }),
-    );
+      load.push(await loadBefore('before segments'));
+      segments = await phase('segments', () =>
+        measureSegments({ server: activeServer, token, db: activeDb, inputUrl: urlOf(shortInput), samples, agent, log }),
+      );
 
-    const warmUrl = segments.status === 'ok' ? segments.value.warmSegmentUrl : null;
-    if (warmUrl) {
-      load.push(await loadBefore('before throughput'));
-      throughput = await phase('throughput', async () => {
-        const result = await measureThroughput({ url: warmUrl, ...THROUGHPUT });
-        log(`throughput: ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
-        return result;
-      });
-      // Reference: the same stored file from a plain node:http server, with the same client.
-      const [playbackId, rendition, file] = new URL(warmUrl).pathname.split('/').slice(1);
-      const assetId = segments.status === 'ok' ? segments.value.assets.find((asset) => asset.playbackId === playbackId)?.assetId : undefined;
-      if (assetId && rendition && file && staticServer) {
-        const stored = path.join(activeServer.dataDir, 'assets', assetId, 'hls', rendition, file);
-        staticServer.add('reference-segment.m4s', stored);
-        const referenceUrl = staticServer.url('reference-segment.m4s');
-        throughputReference = await phase('throughput reference', async () => {
-          const result = await measureThroughput({ url: referenceUrl, ...THROUGHPUT });
-          log(`throughput reference (plain node:http): ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
+      const warmUrl = segments.status === 'ok' ? segments.value.warmSegmentUrl : null;
+      if (warmUrl) {
+        load.push(await loadBefore('before throughput'));
+        throughput = await phase('throughput', async () => {
+          const result = await measureThroughput({ url: warmUrl, ...THROUGHPUT });
+          log(`throughput: ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
           return result;
         });
+        // Reference: the same stored file from a plain node:http server, with the same client.
+        const [playbackId, rendition, file] = new URL(warmUrl).pathname.split('/').slice(1);
+        const assetId = segments.status === 'ok' ? segments.value.assets.find((asset) => asset.playbackId === playbackId)?.assetId : undefined;
+        if (assetId && rendition && file && staticServer) {
+          const stored = path.join(activeServer.dataDir, 'assets', assetId, 'hls', rendition, file);
+          staticServer.add('reference-segment.m4s', stored);
+          const referenceUrl = staticServer.url('reference-segment.m4s');
+          throughputReference = await phase('throughput reference', async () => {
+            const result = await measureThroughput({ url: referenceUrl, ...THROUGHPUT });
+            log(`throughput reference (plain node:http): ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
+            return result;
+          });
+        }
+      } else {
+        throughput = { status: 'skipped', reason: 'no warm segment (the segment phase did not complete)' };
       }
-    } else {
-      throughput = { status: 'skipped', reason: 'no warm segment (the segment phase did not complete)' };
+    } catch (error) {
+      log(`setup failed: ${errorMessage(error)}`);
+      const failure = { status: 'error' as const, error: errorMessage(error) };
+      if (timeToReady.status === 'skipped') timeToReady = failure;
+      if (segments.status === 'skipped') segments = failure;
+      if (throughput.status === 'skipped') throughput = failure;
+    } finally {
+      agent.destroy();
+      db?.close();
+      if (server) {
+        serverLogTail = server.logs().split('\n').filter(Boolean).slice(-40);
+        await server.stop();
+      }
+      await staticServer?.close();
     }
-  } catch (error) {
-    log(`setup failed: ${errorMessage(error)}`);
-    const failure = { status: 'error' as const, error: errorMessage(error) };
-    if (timeToReady.status === 'skipped') timeToReady = failure;
-    if (segments.status === 'skipped') segments = failure;
-    if (throughput.status === 'skipped') throughput = failure;
-  } finally {
-    agent.destroy();
-    db?.close();
-    if (server) {
-      serverLogTail = server.logs().split('\n').filter(Boolean).slice(-40);
-      await server.stop();
-    }
-    await staticServer?.close();
   }
+
+  // On a server of its own (see measureUploadThroughputOnFreshServer), after the main one stopped.
+  load.push(await loadBefore('before upload throughput'));
+  uploadThroughput = await phase('upload throughput', async () => {
+    const { result, serverLogTail: uploadServerLogTail } = await measureUploadThroughputOnFreshServer({
+      repoRoot: REPO_ROOT,
+      env: serverEnv,
+      ffmpeg: FFMPEG,
+      runs: uploadRuns,
+      log,
+    });
+    serverLogTail = [...serverLogTail, ...uploadServerLogTail.map((line) => `[upload-throughput server] ${line}`)];
+    return result;
+  });
 
   if (!skipBaseline && longInput) {
     load.push(await loadBefore('before baseline'));
@@ -242,6 +274,7 @@ const main = async (): Promise<number> => {
   const ratio300To30 = timeToReady.status === 'ok' ? timeToReady.value.ratioLongToShort : null;
   const first = segments.status === 'ok' ? segments.value.firstListed : null;
   const baselineMs = baseline.status === 'ok' ? baseline.value.wallMs : null;
+  const upload = uploadThroughput.status === 'ok' ? uploadThroughput.value : null;
   const summary: BenchResults['summary'] = {
     timeToReadyMs: Object.fromEntries(
       Object.entries(medians).map(([label, value]) => [label, { serverSide: value.serverMs, clientObserved: value.clientMs }]),
@@ -255,12 +288,38 @@ const main = async (): Promise<number> => {
     baselineMs,
     ratioTimeToReady300ToBaseline: ratio(long?.serverMs ?? null, baselineMs) === null ? null : round((long?.serverMs ?? 0) / (baselineMs ?? 1), 5),
     warmSegmentRequestsPerSecond: throughput.status === 'ok' ? throughput.value.requestsPerSecond : null,
+    uploadSinglePutMegabytesPerSecond: upload?.medians['single PUT'].megabytesPerSecond ?? null,
+    uploadChunkedMegabytesPerSecond: upload?.medians['32 MiB chunks'].megabytesPerSecond ?? null,
+    uploadServerPeakRssMB: upload?.peakRssMB ?? null,
   };
 
   const check = (value: number | null, limit: number) => (value === null ? null : value <= limit);
   const firstRung = segments.status === 'ok' ? segments.value.rungs[0] : undefined;
   const initEncodesSegment0 = firstRung !== undefined && !firstRung.segment0OnDiskAfterInit.startsWith('0/');
-  const targets: Target[] = [
+  const uploadTargets: Target[] = [
+    {
+      id: 'upload_peak_rss',
+      description: 'Server peak RSS (VmHWM) while receiving ~1.09 GB direct uploads',
+      value: upload?.peakRssMB ?? null,
+      limit: LIMITS.uploadPeakRssMB,
+      unit: 'MB',
+      pass: check(upload?.peakRssMB ?? null, LIMITS.uploadPeakRssMB),
+      note: upload
+        ? `${upload.memoryAtStartMB.rss} MB at start (before any request); sampled peak ${upload.rssFlatness.smallUploadPeakMB} MB during a ${round(upload.smallFile.bytes / 1e6, 0)} MB upload, ` +
+          `${upload.rssFlatness.largeUploadPeakMB} MB during the ${round(upload.largeFile.bytes / 1e6, 0)} MB ones`
+        : undefined,
+    },
+    {
+      id: 'upload_rss_growth',
+      description: `Server RSS growth from a ${upload ? round(upload.smallFile.bytes / 1e6, 0) : '?'} MB to a ${upload ? round(upload.largeFile.bytes / 1e6, 0) : '?'} MB upload (sampled peaks)`,
+      value: upload?.rssFlatness.growthMB ?? null,
+      limit: LIMITS.uploadRssGrowthMB,
+      unit: 'MB',
+      pass: check(upload?.rssFlatness.growthMB ?? null, LIMITS.uploadRssGrowthMB),
+      note: '"flat regardless of file size": the tolerance allows for garbage-collector noise, not for buffering a file',
+    },
+  ];
+  const mainServerTargets: Target[] = [
     {
       id: 'time_to_ready_30s',
       description: 'Time to ready, 30 s input (median, server-side)',
@@ -301,6 +360,7 @@ const main = async (): Promise<number> => {
       note: 'not one of the brief\'s targets: the same limit applied to the full on-demand encode of segment 0',
     },
   ];
+  const targets = uploadsOnly ? uploadTargets : [...mainServerTargets, ...uploadTargets];
 
   const contended = phaseCpu.filter((cpu) => cpu.otherPercent !== null && cpu.otherPercent > 10);
   if (contended.length > 0) {
@@ -365,7 +425,7 @@ const main = async (): Promise<number> => {
   const finishedAt = new Date();
   const results: BenchResults = {
     schema: 'keyframe-bench/1',
-    mode: quick ? 'quick' : 'full',
+    mode,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationSeconds: round((finishedAt.getTime() - startedAt.getTime()) / 1000, 1),
@@ -379,6 +439,7 @@ const main = async (): Promise<number> => {
       timeToReadyRuns: runs,
       segmentSamples: samples,
       throughput: THROUGHPUT,
+      uploadThroughput: { runsPerMethod: uploadRuns },
       dbPollMs: 20,
     },
     inputs,
@@ -387,6 +448,7 @@ const main = async (): Promise<number> => {
     throughput,
     throughputReference,
     baseline,
+    uploadThroughput,
     summary,
     targets,
     observations,
@@ -399,7 +461,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [timeToReady, segments, throughput, baseline].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [timeToReady, segments, throughput, baseline, uploadThroughput].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 

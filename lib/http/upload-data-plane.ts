@@ -88,7 +88,12 @@ export const uploadBytes = async (request: Request, context: RouteContext): Prom
     // The client went away mid-body (closed tab, network loss): what arrived is kept for the
     // retry and there is nobody to answer, so it is not an error of ours to log.
     if (isClientAbort(error)) return new Response(null, { status: 400, headers: cors });
-    return withHeaders(toErrorResponse(error, new Request(withoutToken(request.url), { method: request.method })), cors);
+    // The body may be only partly read (e.g. a 413 half-way through): closing the connection is
+    // the only way the client's next request is not stuck behind the unread rest.
+    return withHeaders(toErrorResponse(error, new Request(withoutToken(request.url), { method: request.method })), {
+      ...cors,
+      ...(request.body && { connection: 'close' }),
+    });
   }
 };
 
