@@ -68,8 +68,20 @@ const readContentLength = (request: Request): number | undefined => {
   return Number(header);
 };
 
+// Whether the handler started reading the body and whether it read all of it.
+const trackedBody = (stream: ReadableStream<Uint8Array>) => {
+  const state = { started: false, finished: false };
+  const chunks = (async function* () {
+    state.started = true;
+    yield* Readable.fromWeb(stream as NodeReadableStream<Uint8Array>);
+    state.finished = true;
+  })();
+  return { chunks, state };
+};
+
 export const uploadBytes = async (request: Request, context: RouteContext): Promise<Response> => {
   let cors: Record<string, string> = {};
+  const body = request.body ? trackedBody(request.body) : null;
   try {
     const uploadId = await uploadIdFrom(context);
     cors = await corsHeaders(request, uploadId);
@@ -78,7 +90,7 @@ export const uploadBytes = async (request: Request, context: RouteContext): Prom
       token: new URL(request.url).searchParams.get('token'),
       contentRange: readContentRange(request),
       contentLength: readContentLength(request),
-      body: request.body ? Readable.fromWeb(request.body as NodeReadableStream<Uint8Array>) : null,
+      body: body?.chunks ?? null,
     });
     if (!outcome.complete) {
       return new Response(null, { status: 308, headers: { ...cors, ...receivedRangeHeader(outcome.received), 'content-length': '0' } });
@@ -88,11 +100,13 @@ export const uploadBytes = async (request: Request, context: RouteContext): Prom
     // The client went away mid-body (closed tab, network loss): what arrived is kept for the
     // retry and there is nobody to answer, so it is not an error of ours to log.
     if (isClientAbort(error)) return new Response(null, { status: 400, headers: cors });
-    // The body may be only partly read (e.g. a 413 half-way through): closing the connection is
-    // the only way the client's next request is not stuck behind the unread rest.
+    // A body abandoned half-way (a 413 far past the limit) would leave the client's next request
+    // stuck behind the unread rest, so that connection is closed. A body never touched is
+    // discarded by Node itself, and closing then would cut the client off mid-send.
+    const abandoned = body?.state.started === true && !body.state.finished;
     return withHeaders(toErrorResponse(error, new Request(withoutToken(request.url), { method: request.method })), {
       ...cors,
-      ...(request.body && { connection: 'close' }),
+      ...(abandoned && { connection: 'close' }),
     });
   }
 };

@@ -28,6 +28,8 @@ type Request = {
   body: AsyncIterable<Uint8Array> | null;
 };
 
+const DRAIN_AFTER_LIMIT_BYTES = 64 * 1024 * 1024;
+
 const fileSize = async (file: string): Promise<number> => (await stat(file).catch(() => null))?.size ?? 0;
 
 const describeEnd = (upload: StoredUpload): string =>
@@ -72,7 +74,9 @@ const appendBody = async (
         const from = Math.max(0, skip - chunkStart);
         const to = Math.min(chunk.byteLength, limit - chunkStart);
         if (to > from) await handle.write(chunk.subarray(from, to));
-        if (bodyBytes > limit) break;
+        // Past the limit the request is refused, but reading (and dropping) a little more lets the
+        // client finish sending and see the answer on a connection that stays usable.
+        if (bodyBytes > limit + DRAIN_AFTER_LIMIT_BYTES) break;
       }
     }
   } finally {
