@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { SERVER_NODE_FLAGS } from '../../lib/server/node-flags';
 import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
 
 // Starts real Keyframe server processes (the server bundle `npm start` runs) on a free port with a
@@ -101,7 +102,7 @@ export class KeyframeServer {
     }
     this.env = env;
 
-    this.child = spawn(process.execPath, ['--enable-source-maps', SERVER_BUNDLE], {
+    this.child = spawn(process.execPath, [...SERVER_NODE_FLAGS, SERVER_BUNDLE], {
       cwd: REPO_ROOT,
       env,
       detached: true,

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { SERVER_NODE_FLAGS } from '../server/node-flags';
 import { killTreeSync, ownDirectory, releaseDirectory, runCommand, spawnTracked } from './processes';
 import { errorMessage, sleep } from './stats';
 
@@ -74,7 +75,7 @@ export class KeyframeServer {
       ...overrides,
     });
     this.env = env;
-    this.child = spawnTracked(process.execPath, ['--enable-source-maps', path.join('.next', 'keyframe', 'server.mjs')], {
+    this.child = spawnTracked(process.execPath, [...SERVER_NODE_FLAGS, path.join('.next', 'keyframe', 'server.mjs')], {
       cwd: repoRoot,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
