@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { PlaybackAudience } from '../auth/playback-token';
+import type { ImageFile, StoryboardText } from '../services/images/image-file';
 import type { PlaybackAccess } from '../services/playback/resolve-playback';
 import { isApiError } from './api-error';
 import { errorResponse } from './respond';
@@ -56,10 +57,9 @@ export const playlistResponse = (text: string): Response =>
     headers: { 'content-type': 'application/vnd.apple.mpegurl', 'cache-control': PLAYLIST_CACHE_CONTROL },
   });
 
-// Segments are a few megabytes at most, so one read into memory is cheaper than a stream bridged
-// into a web ReadableStream.
-export const mediaFileResponse = async (filePath: string, request: Request): Promise<Response> => {
-  const headers = { 'content-type': 'video/mp4', 'cache-control': SEGMENT_CACHE_CONTROL };
+// Segments and images are a few megabytes at most, so one read into memory is cheaper than a
+// stream bridged into a web ReadableStream.
+const fileResponse = async (filePath: string, headers: Record<string, string>, request: Request): Promise<Response> => {
   if (request.method === 'HEAD') {
     const { size } = await stat(filePath);
     return new Response(null, { headers: { ...headers, 'content-length': String(size) } });
@@ -68,4 +68,29 @@ export const mediaFileResponse = async (filePath: string, request: Request): Pro
   return new Response(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), {
     headers: { ...headers, 'content-length': String(data.byteLength) },
   });
+};
+
+export const mediaFileResponse = (filePath: string, request: Request): Promise<Response> =>
+  fileResponse(filePath, { 'content-type': 'video/mp4', 'cache-control': SEGMENT_CACHE_CONTROL }, request);
+
+const IMAGE_CONTENT_TYPES: Record<ImageFile['format'] | StoryboardText['format'], string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  vtt: 'text/vtt; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+};
+
+// Images of an asset never change (assets are immutable, the file name encodes the parameters).
+// Storyboard VTT/JSON hold absolute URLs on STREAM_URL, which an operator may change, so they are
+// cached for an hour rather than forever.
+export const IMAGE_CACHE_CONTROL = SEGMENT_CACHE_CONTROL;
+export const STORYBOARD_TEXT_CACHE_CONTROL = 'public, max-age=3600';
+
+export const imageResponse = async (image: ImageFile | StoryboardText, request: Request): Promise<Response> => {
+  const contentType = IMAGE_CONTENT_TYPES[image.format];
+  if ('path' in image) return fileResponse(image.path, { 'content-type': contentType, 'cache-control': IMAGE_CACHE_CONTROL }, request);
+  const headers = { 'content-type': contentType, 'cache-control': STORYBOARD_TEXT_CACHE_CONTROL };
+  return new Response(request.method === 'HEAD' ? null : image.text, { headers });
 };

@@ -32,3 +32,11 @@ export const mediaSegmentPath = (dataDir: string, assetId: string, rendition: st
 // Written when every segment of a rendition exists (background rungs, the audio track).
 export const renditionCompletePath = (dataDir: string, assetId: string, rendition: string): string =>
   path.join(renditionDirectory(dataDir, assetId, rendition), 'complete.json');
+
+// Generated images (thumbnails, animated images, storyboard sprites): `images/<name>`, the name
+// derived from the normalised request, so every distinct image is one file. They go with the asset.
+export const imagesDirectory = (dataDir: string, assetId: string): string =>
+  path.join(assetDirectory(dataDir, assetId), 'images');
+
+export const imageFilePath = (dataDir: string, assetId: string, fileName: string): string =>
+  path.join(imagesDirectory(dataDir, assetId), fileName);

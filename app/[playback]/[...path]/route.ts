@@ -1,4 +1,5 @@
 import { notFound } from '@/lib/http/api-error';
+import { serveImage } from '@/lib/http/image-routes';
 import { corsPreflight, mediaFileResponse, playbackAccess, playlistResponse, withPlayback } from '@/lib/http/with-playback';
 import { getRenditionFile } from '@/lib/services/playback/get-rendition-file';
 import { getRenditionPlaylist } from '@/lib/services/playback/get-rendition-playlist';
@@ -7,6 +8,7 @@ export const dynamic = 'force-dynamic';
 
 // GET /{PLAYBACK_ID}/{rendition}.m3u8            – rendition playlist
 // GET /{PLAYBACK_ID}/{rendition}/init.mp4|{n}.m4s – init segment / media segment (encoded on first request)
+// GET /{PLAYBACK_ID}/thumbnail.{jpg,png,webp}, animated.{gif,webp}, storyboard.{jpg,png,webp,vtt,json} – images
 export const GET = withPlayback(async ({ request, params }) => {
   const playbackId = String(params.playback ?? '');
   const path = Array.isArray(params.path) ? params.path : [];
@@ -19,6 +21,8 @@ export const GET = withPlayback(async ({ request, params }) => {
     const file = await getRenditionFile({ playbackId, rendition: first, file: second, access: playbackAccess(request, 'v') });
     return mediaFileResponse(file, request);
   }
+  const image = first && second === undefined ? await serveImage({ playbackId, fileName: first, request }) : null;
+  if (image) return image;
   throw notFound('Resource');
 });
 

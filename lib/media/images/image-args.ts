@@ -1,0 +1,116 @@
+import type { StoryboardLayout } from './storyboard-layout';
+import type { Size } from './thumbnail-geometry';
+
+// ffmpeg arguments for the image API, as data. ffmpeg only decodes here (and encodes the animated
+// formats): stills leave it as raw RGB frames of a size fixed in advance, so the caller splits
+// stdout by byte count and hands pixels to sharp without a PNG round trip. The first video stream
+// is used; ffmpeg applies the display matrix itself (a rotated phone video comes out upright), and
+// scaling to the display size also corrects non-square pixels.
+
+const QUIET = ['-hide_banner', '-nostdin', '-v', 'error'];
+const VIDEO_ONLY = ['-map', '0:v:0', '-an', '-sn', '-dn'];
+const RAW_RGB_TO_STDOUT = ['-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
+
+const seekArgs = (seconds: number) => (seconds > 0 ? ['-ss', seconds.toFixed(6)] : []);
+const scaleTo = ({ width, height }: Size, flags = 'bicubic') => `scale=${width}:${height}:flags=${flags}`;
+
+export const rgbFrameBytes = ({ width, height }: Size): number => width * height * 3;
+
+/**
+ * Frames from `seekSeconds` on, scaled to `size`. With `frameLimit: 1` it is the one frame a
+ * thumbnail or storyboard tile needs; with `windowSeconds` instead it is every frame of a window
+ * (the fallback that finds the last frame when the probed duration overstates where it is).
+ * `keyframesOnly` makes the decoder skip everything but keyframes, so the first frame out is the
+ * first keyframe at or after the seek point, decoded on its own.
+ */
+export const buildFrameGrabArgs = ({
+  inputPath,
+  seekSeconds,
+  size,
+  frameLimit,
+  windowSeconds,
+  keyframesOnly = false,
+}: {
+  inputPath: string;
+  seekSeconds: number;
+  size: Size;
+  frameLimit?: number;
+  windowSeconds?: number;
+  keyframesOnly?: boolean;
+}): string[] => [
+  ...QUIET,
+  ...(keyframesOnly ? ['-skip_frame', 'nokey'] : []),
+  ...seekArgs(seekSeconds),
+  ...(windowSeconds === undefined ? [] : ['-t', windowSeconds.toFixed(6)]),
+  '-i',
+  inputPath,
+  ...VIDEO_ONLY,
+  ...(frameLimit === undefined ? [] : ['-frames:v', String(frameLimit)]),
+  '-vf',
+  `${scaleTo(size)},format=rgb24`,
+  ...RAW_RGB_TO_STDOUT,
+];
+
+/**
+ * Every storyboard tile in one decoding pass: the fps filter emits one frame per tile interval, and
+ * with `round=up` each is the last frame at or before the tile's start (the frame on screen then).
+ */
+export const buildTileStripArgs = ({ inputPath, layout }: { inputPath: string; layout: StoryboardLayout }): string[] => [
+  ...QUIET,
+  '-i',
+  inputPath,
+  ...VIDEO_ONLY,
+  '-frames:v',
+  String(layout.tiles.length),
+  '-vf',
+  `fps=fps=1/${layout.interval.toFixed(6)}:round=up,${scaleTo(layout.tile)},format=rgb24`,
+  ...RAW_RGB_TO_STDOUT,
+];
+
+export type AnimatedFormat = 'gif' | 'webp';
+
+// GIF: one palette computed from every pixel of the clip (palettegen) rather than ffmpeg's fixed
+// default palette; palettegen's `stats_mode=diff` was tried and dropped a whole colour after a cut
+// (a red-to-blue clip came out red). paletteuse dithers with a Bayer pattern: unlike error
+// diffusion it is the same from frame to frame, so flat areas do not crawl and the GIF compresses
+// better (a third smaller than sierra2_4a on the Big Buck Bunny titles); `diff_mode=rectangle`
+// re-dithers only the region that changed. WebP: libwebp's animated encoder, lossy.
+const ENCODERS: Record<AnimatedFormat, (filters: string) => string[]> = {
+  gif: (filters) => [
+    '-vf',
+    `${filters},split[frames][sample];[sample]palettegen=stats_mode=full[palette];[frames][palette]paletteuse=dither=bayer:bayer_scale=5:diff_mode=rectangle`,
+    '-loop',
+    '0',
+    '-f',
+    'gif',
+  ],
+  webp: (filters) => ['-vf', filters, '-c:v', 'libwebp_anim', '-lossless', '0', '-quality', '75', '-loop', '0', '-f', 'webp'],
+};
+
+/** An animated GIF or WebP of [start, start + duration) at `fps`, scaled to `size`, on stdout. */
+export const buildAnimatedArgs = ({
+  inputPath,
+  startSeconds,
+  durationSeconds,
+  fps,
+  size,
+  format,
+}: {
+  inputPath: string;
+  startSeconds: number;
+  durationSeconds: number;
+  fps: number;
+  size: Size;
+  format: AnimatedFormat;
+}): string[] => [
+  ...QUIET,
+  ...seekArgs(startSeconds),
+  // An input limit, not an output one: the GIF palette is only known once its input has ended.
+  '-t',
+  durationSeconds.toFixed(6),
+  '-i',
+  inputPath,
+  ...VIDEO_ONLY,
+  ...ENCODERS[format](`fps=${fps},${scaleTo(size, 'lanczos')}`),
+  'pipe:1',
+];

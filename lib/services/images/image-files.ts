@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { getEnv } from '../../env';
+import { ApiError } from '../../http/api-error';
+import { withAssetCancellation } from '../../jobs/signals';
+import { getLogger } from '../../log';
+import { imageFilePath, isStoredFile } from '../../storage/asset-files';
+import { processSingleton } from '../../utils/process-singleton';
+import { SingleFlight } from '../../utils/single-flight';
+import { publishFile } from '../playback/publish-file';
+
+// Images are generated on the first request and then served from the asset's folder. Concurrent
+// requests for one image share one generation; the file is published atomically (temp + rename),
+// so a reader never sees half an image; deleting the asset aborts a generation in progress.
+
+const assetDeleted = () => new ApiError('not_found', 'Asset not found');
+
+const generations = () => processSingleton('image-generations', () => new SingleFlight<string>());
+
+/** A file name for an image, from everything that determines its pixels. */
+export const imageFileName = (kind: string, key: Record<string, unknown>, extension: string): string => {
+  const digest = createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 20);
+  return `${kind}-${digest}.${extension}`;
+};
+
+export const ensureImageFile = async ({
+  assetId,
+  fileName,
+  generate,
+}: {
+  assetId: string;
+  fileName: string;
+  generate: (signal: AbortSignal) => Promise<Uint8Array>;
+}): Promise<string> => {
+  const target = imageFilePath(getEnv().dataDir, assetId, fileName);
+  if (await isStoredFile(target)) return target;
+  return generations().run(target, async () => {
+    if (await isStoredFile(target)) return target;
+    const startedAt = performance.now();
+    await withAssetCancellation(assetId, undefined, async (signal) => {
+      const data = await generate(signal).catch((error: unknown) => {
+        throw signal.aborted ? assetDeleted() : error;
+      });
+      if (signal.aborted) throw assetDeleted();
+      await publishFile(target, data);
+      getLogger().debug({ assetId, fileName, ms: Math.round(performance.now() - startedAt), bytes: data.length }, 'image generated');
+    });
+    return target;
+  });
+};
