@@ -117,6 +117,22 @@ test('modifiers come from the claims: max_resolution in the token caps the ladde
   expect(Math.max(...heights)).toBeLessThanOrEqual(480);
 });
 
+test('images of a signed playback ID need a token with their own audience', async () => {
+  const sign = (type: 'thumbnail' | 'gif' | 'storyboard') => mux.jwt.signPlaybackId(playbackId, { keyId: key.id, keySecret: key.secret, type });
+  const images = [
+    ['thumbnail', `/${playbackId}/thumbnail.jpg`, 'image/jpeg'],
+    ['gif', `/${playbackId}/animated.gif`, 'image/gif'],
+    ['storyboard', `/${playbackId}/storyboard.vtt`, 'text/vtt'],
+  ] as const;
+  for (const [type, path, contentType] of images) {
+    const response = await fetch(server.url(`${path}?token=${await sign(type)}`));
+    expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200);
+    expect(response.headers.get('content-type')).toContain(contentType);
+    await expectForbidden(path, /signed/);
+    await expectForbidden(`${path}?token=${await videoToken()}`, /aud/);
+  }
+});
+
 test('the upper-case TOKEN parameter of the SDK playback helpers is accepted', async () => {
   const response = await get(`/${playbackId}.m3u8?TOKEN=${await videoToken()}`);
   expect(response.status, response.text).toBe(200);
