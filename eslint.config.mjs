@@ -29,6 +29,12 @@ export default tseslint.config(
   restrict(['app/**'], [
     { group: ['@/lib/db/*', '@/lib/media/*', '@/lib/jobs/*', '@/lib/ingest/*'], message: 'Route handlers call lib/http and lib/services only.' },
   ]),
+  restrict(['components/**'], [
+    {
+      group: ['**/lib/db/*', '**/lib/services/*', '**/lib/jobs/*', '**/lib/media/*', '**/lib/env', '@/lib/db/*', '@/lib/services/*', '@/lib/jobs/*', '@/lib/media/*', '@/lib/env'],
+      message: 'Components talk to the server through components/hooks (dashboard JSON routes), never to its internals.',
+    },
+  ]),
   restrict(['lib/services/**'], [{ group: ['next', 'next/*', '**/http/with-api'], message: 'Services know nothing of HTTP.' }]),
   restrict(['lib/http/**'], [{ group: ['**/db/*'], message: 'lib/http goes through lib/services or lib/auth.' }]),
 );

@@ -28,6 +28,15 @@ export default defineConfig({
       timeout: 180_000,
       use: { launchOptions: chromiumLaunchOptions },
     },
-    // UI projects go here and use `launchOptions: chromiumLaunchOptions` from ./support/chromium.
+    {
+      // The dashboard in the system Chromium: sign-in, assets, uploads, tokens, webhooks.
+      name: 'ui',
+      // testDir rather than a 'ui/**' glob: Playwright matches globs against the absolute path, so
+      // 'ui/**' would also match every spec in a checkout under a folder named ui/.
+      testDir: './ui',
+      testMatch: '**/*.spec.ts',
+      timeout: 120_000,
+      use: { launchOptions: chromiumLaunchOptions, viewport: { width: 1280, height: 800 } },
+    },
   ],
 });

@@ -7,6 +7,8 @@ import { revokeAccessToken } from '../services/access-tokens/revoke-access-token
 import { createWebhookEndpoint, InvalidWebhookUrlError } from '../services/webhooks/create-webhook-endpoint';
 import { deleteWebhookEndpoint } from '../services/webhooks/delete-webhook-endpoint';
 import { listWebhookEndpoints } from '../services/webhooks/list-webhook-endpoints';
+import { isApiError } from '../http/api-error';
+import { createUser } from '../services/users/create-user';
 import { prepareDatabase } from '../server/prepare-database';
 
 // `npm run --silent keyframe -- <command>`: headless administration against the same DATA_DIR /
@@ -21,6 +23,7 @@ Commands:
   webhooks create --url URL                 send signed webhook events to URL (prints its signing secret)
   webhooks list                             list webhook endpoints with their secrets and delivery counts
   webhooks delete ID                        delete a webhook endpoint and its pending deliveries
+  users create --email E --password P       create a dashboard user (the first one is the admin)
 
 Options:
   --json     print machine-readable JSON only
@@ -30,7 +33,7 @@ class UsageError extends Error {}
 
 type Output = { json: unknown; text: string };
 
-type Values = { name?: string; 'read-only'?: boolean; url?: string };
+type Values = { name?: string; 'read-only'?: boolean; url?: string; email?: string; password?: string };
 
 const runWebhooksCommand = async (action: string | undefined, rest: string[], values: Values): Promise<Output> => {
   if (action === 'create') {
@@ -81,9 +84,28 @@ const runWebhooksCommand = async (action: string | undefined, rest: string[], va
   throw new UsageError(`unknown webhooks command "${action ?? ''}"`);
 };
 
+// Headless equivalent of the dashboard's first-run "create the admin account" screen.
+const runUsersCommand = async (action: string | undefined, values: Values): Promise<Output> => {
+  if (action !== 'create') throw new UsageError(`unknown users command "${action ?? ''}"`);
+  if (values.email === undefined || values.password === undefined) {
+    throw new UsageError('users create needs --email EMAIL --password PASSWORD');
+  }
+  try {
+    const user = await createUser({ email: values.email, password: values.password });
+    return {
+      json: { id: user.id, email: user.email, created_at: user.createdAt.toISOString() },
+      text: `Created dashboard user ${user.email} (${user.id}); sign in at /sign-in`,
+    };
+  } catch (error) {
+    if (isApiError(error)) throw new Error(error.messages.join('; '));
+    throw error;
+  }
+};
+
 const runCommand = async (positionals: string[], values: Values): Promise<Output> => {
   const [group, action, ...rest] = positionals;
   if (group === 'webhooks') return runWebhooksCommand(action, rest, values);
+  if (group === 'users') return runUsersCommand(action, values);
   if (group !== 'tokens') throw new UsageError(`unknown command "${positionals.join(' ')}"`);
 
   if (action === 'create') {
@@ -135,6 +157,8 @@ const main = async () => {
       name: { type: 'string' },
       'read-only': { type: 'boolean', default: false },
       url: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {

@@ -5,6 +5,7 @@ import { getEnv } from '../env';
 import { getLogger } from '../log';
 import { ApiError, isApiError } from './api-error';
 import { rateLimitBuckets, takeToken } from './rate-limit';
+import { parseWith, readJsonBody } from './parse-request';
 import { errorResponse } from './respond';
 import { zodIssueMessages } from './zod-messages';
 
@@ -34,31 +35,6 @@ export const authenticate = async (request: Request): Promise<AuthenticatedToken
   const token = await verifyAccessToken(credentials.id, credentials.secret);
   if (!token) throw unauthorized();
   return token;
-};
-
-const readJsonBody = async (request: Request): Promise<unknown> => {
-  const text = await request.text();
-  if (text.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ApiError('invalid_parameters', 'Request body is not valid JSON');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new ApiError('invalid_parameters', 'Request body must be a JSON object');
-  }
-  return parsed;
-};
-
-const parseWith = <S extends z.ZodType>(schema: S | undefined, value: unknown, location: string): z.output<S> => {
-  if (!schema) return undefined as z.output<S>;
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  // Path parameters carry complete messages ("Asset id "x" was invalid"), like Mux's.
-  const messages =
-    location === 'path' ? result.error.issues.map((issue) => issue.message) : zodIssueMessages(result.error, location);
-  throw new ApiError('invalid_parameters', messages);
 };
 
 export const toErrorResponse = (error: unknown, request: Request): Response => {

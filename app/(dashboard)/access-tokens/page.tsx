@@ -1,0 +1,5 @@
+import { AccessTokensPage } from '@/components/access-tokens/access-tokens-page';
+
+export default function Page() {
+  return <AccessTokensPage />;
+}

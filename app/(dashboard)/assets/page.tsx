@@ -1,0 +1,5 @@
+import { AssetsPage } from '@/components/assets/assets-page';
+
+export default function Page() {
+  return <AssetsPage />;
+}

@@ -1,0 +1,5 @@
+import { WebhooksPage } from '@/components/webhooks/webhooks-page';
+
+export default function Page() {
+  return <WebhooksPage />;
+}

@@ -1,0 +1,109 @@
+'use client';
+
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { errorMessages } from '../hooks/api-fetch';
+import { useAsset } from '../hooks/use-asset';
+import { useDeleteAsset } from '../hooks/use-delete-asset';
+import { PreviewPlayer } from '../player/preview-player';
+import { Button, FOCUS_RING } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+import { ErrorList } from '../ui/field';
+import { StatusBadge } from '../ui/status-badge';
+import { useToast } from '../ui/toast';
+import { assetErrorText } from './asset-error-text';
+import { AssetFields } from './asset-fields';
+import { assetTitle } from './asset-title';
+import { AssetTracks } from './asset-tracks';
+import { PlaybackIdsPanel, streamUrl } from './playback-ids-panel';
+
+export function AssetDetail({ assetId }: { assetId: string }) {
+  const asset = useAsset(assetId);
+  const deleteAsset = useDeleteAsset();
+  const [confirming, setConfirming] = useState(false);
+  const router = useRouter();
+  const toast = useToast();
+
+  if (asset.isPending) return <p className="text-sm text-zinc-500">Loading asset…</p>;
+  if (asset.isError) {
+    return (
+      <div className="space-y-3">
+        <ErrorList messages={errorMessages(asset.error)} />
+        <Link href="/assets" className={`text-sm text-indigo-700 underline ${FOCUS_RING}`}>
+          Back to assets
+        </Link>
+      </div>
+    );
+  }
+  const data = asset.data;
+  const origin = window.location.origin;
+  const publicId = data.playback_ids?.find((playbackId) => playbackId.policy === 'public')?.id;
+  const failure = assetErrorText(data);
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center gap-3">
+        <Link href="/assets" className={`text-sm text-indigo-700 hover:underline ${FOCUS_RING}`}>
+          ← Assets
+        </Link>
+        <h1 className="min-w-0 flex-1 truncate text-2xl font-semibold">{assetTitle(data)}</h1>
+        <StatusBadge status={data.status} />
+        <Button variant="danger" onClick={() => setConfirming(true)}>
+          Delete asset
+        </Button>
+      </div>
+      {failure && (
+        <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-800">
+          <p className="font-medium">{failure.summary}</p>
+          <ul className="mt-1 list-disc pl-5">
+            {failure.details.map((detail) => (
+              <li key={detail}>{detail}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
+        <div className="space-y-6">
+          {data.status === 'ready' && publicId ? (
+            <PreviewPlayer src={streamUrl(origin, publicId)} />
+          ) : (
+            <div className="flex aspect-video w-full items-center justify-center rounded-lg bg-zinc-200 p-4 text-center text-sm text-zinc-600">
+              {data.status === 'preparing'
+                ? 'The preview appears when the asset is ready.'
+                : data.status === 'errored'
+                  ? 'This asset cannot be played.'
+                  : 'Add a public playback ID to preview this asset here.'}
+            </div>
+          )}
+          <AssetFields asset={data} />
+        </div>
+        <div className="space-y-6">
+          <PlaybackIdsPanel asset={data} origin={origin} />
+          <AssetTracks asset={data} />
+        </div>
+      </div>
+      <details className="rounded-md border border-zinc-200 bg-white">
+        <summary className={`cursor-pointer px-3 py-2 text-sm font-medium ${FOCUS_RING}`}>API JSON</summary>
+        <pre className="relative overflow-x-auto border-t border-zinc-200 p-3 text-xs">{JSON.stringify(data, null, 2)}</pre>
+      </details>
+      <ConfirmDialog
+        open={confirming}
+        title="Delete this asset?"
+        message="The asset, its playback IDs and its files are deleted. This cannot be undone."
+        confirmLabel="Delete asset"
+        busy={deleteAsset.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() =>
+          deleteAsset.mutate(data.id, {
+            onSuccess: () => {
+              toast('success', 'Asset deleted.');
+              router.push('/assets');
+            },
+            onError: (error) => toast('error', errorMessages(error).join(' ')),
+          })
+        }
+      />
+    </div>
+  );
+}

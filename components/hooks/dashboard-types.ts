@@ -1,0 +1,53 @@
+import type { AssetJson } from '@/lib/schemas/asset';
+
+// Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
+
+export type { AssetJson };
+export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';
+export type AssetPage = { data: AssetJson[]; total: number; preparing: number; page: number; limit: number };
+export type PlaybackPolicy = 'public' | 'signed';
+export type VideoQuality = 'basic' | 'plus';
+export type MaxResolutionTier = '1080p' | '1440p' | '2160p';
+export type NewAssetSettings = {
+  video_quality: VideoQuality;
+  max_resolution_tier: MaxResolutionTier;
+  playback_policies: PlaybackPolicy[];
+};
+
+export type UploadJson = {
+  id: string;
+  status: 'waiting' | 'asset_created' | 'errored' | 'cancelled' | 'timed_out';
+  url?: string;
+  asset_id?: string;
+  error?: { type: string; message: string };
+};
+
+export type AccessTokenJson = {
+  id: string;
+  name: string;
+  permission: 'read_write' | 'read_only';
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+};
+export type CreatedAccessToken = { id: string; secret: string; name: string; permission: AccessTokenJson['permission'] };
+
+export type WebhookEndpointJson = {
+  id: string;
+  url: string;
+  secret: string;
+  created_at: string;
+  deliveries?: { pending: number; delivered: number; failed: number };
+};
+export type WebhookDeliveryJson = {
+  id: string;
+  event_id: string;
+  event_type: string;
+  object_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  last_attempt: { at: string; response_status: number | null; latency_ms: number; error: string | null } | null;
+};

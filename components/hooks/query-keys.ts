@@ -1,0 +1,12 @@
+// Query keys in one place so mutations invalidate exactly what they change.
+export const queryKeys = {
+  assets: ['assets'] as const,
+  assetList: (params: { search: string; status: string; page: number }) => ['assets', 'list', params] as const,
+  asset: (assetId: string) => ['assets', 'one', assetId] as const,
+  accessTokens: ['access-tokens'] as const,
+  webhooks: ['webhooks'] as const,
+  upload: (uploadId: string) => ['uploads', uploadId] as const,
+};
+
+// While anything is preparing the dashboard polls every 2 s; otherwise it stays quiet.
+export const PREPARING_POLL_MS = 2000;

@@ -1,0 +1,82 @@
+'use client';
+
+import { useEffect, useRef, useState } from 'react';
+import type Hls from 'hls.js';
+
+type Level = { index: number; label: string };
+
+// Preview player: hls.js (loaded on demand, so it is not in the dashboard's main bundle) with a
+// quality menu listing the ladder. Hls.isSupported() is checked first because Chromium also claims
+// native HLS support it does not have.
+export function HlsPlayer({ src }: { src: string }) {
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const hlsRef = useRef<Hls | null>(null);
+  const [levels, setLevels] = useState<Level[]>([]);
+  const [level, setLevel] = useState(-1);
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video) return;
+    let cancelled = false;
+    void import('hls.js').then(({ default: HlsClass }) => {
+      if (cancelled) return;
+      if (!HlsClass.isSupported()) {
+        video.src = src;
+        return;
+      }
+      const hls = new HlsClass();
+      hlsRef.current = hls;
+      hls.on(HlsClass.Events.MANIFEST_PARSED, (_event, data) => {
+        setLevels(
+          data.levels
+            .map((item, index) => ({ index, label: `${item.height}p${item.bitrate ? ` · ${Math.round(item.bitrate / 1000)} kb/s` : ''}` }))
+            .reverse(),
+        );
+      });
+      hls.on(HlsClass.Events.ERROR, (_event, data) => {
+        if (data.fatal) setError(`Playback failed: ${data.details}`);
+      });
+      hls.loadSource(src);
+      hls.attachMedia(video);
+    });
+    return () => {
+      cancelled = true;
+      hlsRef.current?.destroy();
+      hlsRef.current = null;
+    };
+  }, [src]);
+
+  const chooseLevel = (index: number) => {
+    setLevel(index);
+    if (hlsRef.current) hlsRef.current.currentLevel = index;
+  };
+
+  return (
+    <div className="space-y-2">
+      <video ref={videoRef} controls playsInline muted className="aspect-video w-full rounded-lg bg-black" aria-label="Asset preview" data-testid="preview-video" />
+      <div className="flex flex-wrap items-center gap-3">
+        <label className="text-sm font-medium">
+          Quality{' '}
+          <select
+            className="ml-1 rounded-md border border-zinc-300 px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-indigo-600"
+            value={level}
+            onChange={(event) => chooseLevel(Number(event.target.value))}
+          >
+            <option value={-1}>Auto</option>
+            {levels.map((item) => (
+              <option key={item.index} value={item.index}>
+                {item.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {error && (
+          <p role="alert" className="text-sm text-red-700">
+            {error}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
