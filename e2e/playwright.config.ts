@@ -18,21 +18,23 @@ export default defineConfig({
     {
       // Talks HTTP only (raw fetch and @mux/mux-node); no browser is launched.
       name: 'api',
-      testMatch: 'api/**/*.spec.ts',
+      // testDir rather than an 'api/**' glob: Playwright matches globs against the absolute path,
+      // so a checkout under a folder named api/ (or playback/, ui/) would pull in every spec.
+      testDir: './api',
+      testMatch: '**/*.spec.ts',
     },
     {
       // Real playback: HLS playlists and segments encoded just in time, checked with ffmpeg/ffprobe,
       // plus hls.js in the system Chromium. Encoding is slow on small machines, hence the timeout.
       name: 'playback',
-      testMatch: 'playback/**/*.spec.ts',
+      testDir: './playback',
+      testMatch: '**/*.spec.ts',
       timeout: 180_000,
       use: { launchOptions: chromiumLaunchOptions },
     },
     {
       // The dashboard in the system Chromium: sign-in, assets, uploads, tokens, webhooks.
       name: 'ui',
-      // testDir rather than a 'ui/**' glob: Playwright matches globs against the absolute path, so
-      // 'ui/**' would also match every spec in a checkout under a folder named ui/.
       testDir: './ui',
       testMatch: '**/*.spec.ts',
       timeout: 120_000,
