@@ -18,7 +18,8 @@ export const GET = withPlayback(async ({ request, params }) => {
     return playlistResponse(await getRenditionPlaylist({ playbackId, rendition, access: playbackAccess(request, 'v') }));
   }
   if (first && second && rest.length === 0) {
-    const file = await getRenditionFile({ playbackId, rendition: first, file: second, access: playbackAccess(request, 'v') });
+    const access = playbackAccess(request, 'v');
+    const file = await getRenditionFile({ playbackId, rendition: first, file: second, access, viewer: request.signal });
     return mediaFileResponse(file, request);
   }
   const image = first && second === undefined ? await serveImage({ playbackId, fileName: first, request }) : null;

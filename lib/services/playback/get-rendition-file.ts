@@ -3,7 +3,7 @@ import { getLogger } from '../../log';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
 import { resolvePlayback, type PlaybackAccess } from './resolve-playback';
 import { ENCODE_PRIORITY } from './runtime';
-import { ensureInitSegment, ensureVideoSegment, prefetchFollowing } from './video-segments';
+import { dropOtherRungPrefetches, ensureInitSegment, ensureVideoSegment, prefetchFollowing } from './video-segments';
 
 const SEGMENT_FILE = /^(\d{1,6})\.m4s$/;
 
@@ -14,11 +14,14 @@ export const getRenditionFile = async ({
   rendition,
   file,
   access,
+  viewer,
 }: {
   playbackId: string;
   rendition: string;
   file: string;
   access: PlaybackAccess;
+  // The HTTP request's signal: aborted when the player gives up on this request.
+  viewer?: AbortSignal;
 }): Promise<string> => {
   const { assetId, plan } = await resolvePlayback({ playbackId, access });
   const isInit = file === 'init.mp4';
@@ -38,11 +41,14 @@ export const getRenditionFile = async ({
   if (index === null) return ensureInitSegment({ assetId, plan, rung });
   if (index >= plan.video.segments.length) throw notFound('Segment');
   try {
-    const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand });
+    dropOtherRungPrefetches({ assetId, rung });
+    const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, viewer });
     prefetchFollowing({ assetId, plan, rung, index });
     return found;
   } catch (error) {
     if (error instanceof ApiError) throw error;
+    // Nobody is listening for the answer, and the encode was stopped on purpose.
+    if (viewer?.aborted) throw new ApiError('service_unavailable', 'The request was abandoned');
     getLogger().error({ err: error, assetId, rung: rung.name, index }, 'segment encode failed');
     throw new ApiError('service_unavailable', `Segment ${index} of ${rung.name} could not be encoded; retry shortly`, {
       'retry-after': '1',

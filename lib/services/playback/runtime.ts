@@ -21,8 +21,12 @@ export type InFlightEncode = {
   done: Promise<void>;
   priority: number;
   started: boolean;
-  // Aborts the encode while it still waits for a slot (a prefetch overtaken by a viewer).
+  // Aborts the encode: while it waits for a slot (a prefetch overtaken by a viewer), or running
+  // (its ffmpeg is killed) when nobody wants it any more.
   cancel: AbortController;
+  // Viewers' requests waiting for this encode; when the last one goes away, an on-demand encode
+  // is cancelled rather than left holding an encoder.
+  viewers: number;
 };
 
 export const inFlightEncodes = (): Map<string, InFlightEncode> =>

@@ -19,7 +19,7 @@ type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: 
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
 // keyframe at its start, then the fragments' decode times are moved to the segment's place on
 // the plan's timeline, so consecutive segments continue each other with no discontinuity.
-const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest): Promise<void> => {
+const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest, cancel: AbortSignal): Promise<void> => {
   const env = getEnv();
   const target = mediaSegmentPath(env.dataDir, assetId, rung.name, index);
   if (await isStoredFile(target)) return;
@@ -30,7 +30,7 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
   const window = encodeWindow(videoPlan, index);
   const chunks: Buffer[] = [];
   const startedAt = performance.now();
-  const result = await withAssetCancellation(assetId, undefined, async (signal) => {
+  const result = await withAssetCancellation(assetId, cancel, async (signal) => {
     const run = await runProcess({
       command: env.ffmpegPath,
       args: buildVideoSegmentArgs({ inputPath: sourceFilePath(env.dataDir, assetId), rung, ...window }),
@@ -38,9 +38,9 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
       signal,
       onStdout: (chunk) => chunks.push(chunk),
     });
-    return { ...run, deleted: signal.aborted };
+    return { ...run, stopped: signal.aborted };
   });
-  if (result.deleted) throw new Error(`asset ${assetId} was deleted`);
+  if (result.stopped) throw new Error(cancel.aborted ? `${rung.name} segment ${index} was cancelled` : `asset ${assetId} was deleted`);
   if (result.exitCode !== 0) {
     const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
     throw new Error(`ffmpeg ${reason} encoding ${rung.name} segment ${index}: ${result.stderr.trim().slice(-500)}`);
@@ -65,10 +65,10 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
 const startEncode = (request: SegmentRequest & { priority: number }, key: string): InFlightEncode => {
   const flights = inFlightEncodes();
   const cancel = new AbortController();
-  const flight: InFlightEncode = { done: Promise.resolve(), priority: request.priority, started: false, cancel };
+  const flight: InFlightEncode = { done: Promise.resolve(), priority: request.priority, started: false, cancel, viewers: 0 };
   const encode = () => {
     flight.started = true;
-    return encodeVideoSegment(request);
+    return encodeVideoSegment(request, cancel.signal);
   };
   const isOnDemand = request.priority === ENCODE_PRIORITY.onDemand;
   flight.done = (
@@ -85,8 +85,10 @@ const startEncode = (request: SegmentRequest & { priority: number }, key: string
 // Returns the path of a segment, encoding it first if it is not stored. Concurrent callers for the
 // same segment share one encode; encodes beyond the global limit wait for a slot by priority. A
 // viewer asking for a segment that is only queued as a prefetch takes it over at their priority.
-export const ensureVideoSegment = async (request: SegmentRequest & { priority: number }): Promise<string> => {
-  const { assetId, rung, index, priority } = request;
+// `viewer` is the signal of the HTTP request waiting for the segment: a player that gives up on
+// it (hls.js aborts a request when it switches rungs) releases the encoder for what it asks next.
+export const ensureVideoSegment = async (request: SegmentRequest & { priority: number; viewer?: AbortSignal }): Promise<string> => {
+  const { assetId, rung, index, priority, viewer } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   const key = `${assetId}/${rung.name}/${index}`;
   for (;;) {
@@ -101,13 +103,35 @@ export const ensureVideoSegment = async (request: SegmentRequest & { priority: n
       continue;
     }
     const flight = existing ?? startEncode(request, key);
+    const release = viewer ? watchViewer(flight, viewer) : () => undefined;
     try {
       await flight.done;
     } catch (error) {
+      if (viewer?.aborted) throw error;
       // A cancelled prefetch we merely joined is not our failure: try again ourselves.
       if (flight !== existing || !flight.cancel.signal.aborted) throw error;
+    } finally {
+      release();
     }
   }
+};
+
+const watchViewer = (flight: InFlightEncode, viewer: AbortSignal): (() => void) => {
+  flight.viewers++;
+  let counted = true;
+  const leave = () => {
+    if (!counted) return;
+    counted = false;
+    flight.viewers--;
+    viewer.removeEventListener('abort', onAbort);
+  };
+  const onAbort = () => {
+    leave();
+    if (flight.viewers === 0 && flight.priority === ENCODE_PRIORITY.onDemand) flight.cancel.abort(new Error('the viewer went away'));
+  };
+  if (viewer.aborted) onAbort();
+  else viewer.addEventListener('abort', onAbort, { once: true });
+  return leave;
 };
 
 export const ensureInitSegment = async (request: Omit<SegmentRequest, 'index'>): Promise<string> => {
@@ -117,16 +141,23 @@ export const ensureInitSegment = async (request: Omit<SegmentRequest, 'index'>):
   return initPath;
 };
 
-// After a viewer asks for segment n of a rung, the next few are encoded ahead of them, and queued
-// prefetches of the asset's other rungs are dropped: the player has switched away from them.
-export const prefetchFollowing = (request: SegmentRequest): void => {
-  const { assetId, plan, rung, index } = request;
+// A viewer asking for a rung has switched away from the asset's other rungs, so their queued
+// prefetches are dropped before this request waits for an encoder. When every encoder is busy,
+// running ones go too (their ffmpeg is killed): a player switching down to a small rung must not
+// wait behind big encodes nobody is going to watch. While a slot is free they are left to finish,
+// as they may serve another viewer on that rung.
+export const dropOtherRungPrefetches = ({ assetId, rung }: Pick<SegmentRequest, 'assetId' | 'rung'>): void => {
+  const killRunning = encoderSlots().isFull();
   for (const [key, flight] of inFlightEncodes()) {
     const isOtherRung = key.startsWith(`${assetId}/`) && !key.startsWith(`${assetId}/${rung.name}/`);
-    if (isOtherRung && !flight.started && flight.priority === ENCODE_PRIORITY.prefetch) {
-      flight.cancel.abort(new Error('the viewer switched rungs'));
-    }
+    if (!isOtherRung || flight.priority !== ENCODE_PRIORITY.prefetch) continue;
+    if (!flight.started || killRunning) flight.cancel.abort(new Error('the viewer switched rungs'));
   }
+};
+
+// After a viewer asks for segment n of a rung, the next few are encoded ahead of them.
+export const prefetchFollowing = (request: SegmentRequest): void => {
+  const { assetId, plan, rung, index } = request;
   const count = plan.video?.segments.length ?? 0;
   const ahead = getEnv().prefetchSegments;
   for (let next = index + 1; next <= index + ahead && next < count; next++) {
