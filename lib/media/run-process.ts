@@ -67,7 +67,9 @@ class HeadBuffer {
   }
 }
 
-class TailBuffer {
+// Keeps only the last `limit` bytes of a stream (stderr's last lines; the end of a raw-video read,
+// which is its last frame).
+export class TailBuffer {
   private chunks: Buffer[] = [];
   private size = 0;
   constructor(private readonly limit: number) {}
@@ -78,9 +80,12 @@ class TailBuffer {
       this.size -= this.chunks.shift()?.length ?? 0;
     }
   }
-  toString(): string {
+  bytes(): Buffer {
     const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.limit)).toString('utf8');
+    return all.subarray(Math.max(0, all.length - this.limit));
+  }
+  toString(): string {
+    return this.bytes().toString('utf8');
   }
 }
 

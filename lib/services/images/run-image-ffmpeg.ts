@@ -1,6 +1,6 @@
 import { getEnv } from '../../env';
 import { ApiError } from '../../http/api-error';
-import { runProcess } from '../../media/run-process';
+import { runProcess, TailBuffer } from '../../media/run-process';
 import { ENCODE_PRIORITY, encoderSlots, speculativeSlots } from '../playback/runtime';
 
 // Image work shares the process-wide encoder slots with just-in-time video. A thumbnail or an
@@ -11,24 +11,6 @@ import { ENCODE_PRIORITY, encoderSlots, speculativeSlots } from '../playback/run
 export type ImageWorkLane = 'on-demand' | 'storyboard';
 
 const FFMPEG_TIMEOUT_MS = 5 * 60_000;
-
-// Keeps only the last `limit` bytes of a stream: the end of a long raw-video read is its last frame.
-class TailCollector {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  constructor(private readonly limit: number) {}
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.chunks.length > 1 && this.size - (this.chunks[0]?.length ?? 0) >= this.limit) {
-      this.size -= this.chunks.shift()?.length ?? 0;
-    }
-  }
-  result(): Buffer {
-    const all = Buffer.concat(this.chunks);
-    return all.subarray(Math.max(0, all.length - this.limit));
-  }
-}
 
 export const runImageFfmpeg = async ({
   args,
@@ -41,7 +23,7 @@ export const runImageFfmpeg = async ({
   lane: ImageWorkLane;
   keepLastBytes?: number;
 }): Promise<Buffer> => {
-  const output = new TailCollector(keepLastBytes);
+  const output = new TailBuffer(keepLastBytes);
   const run = () =>
     runProcess({ command: getEnv().ffmpegPath, args, signal, timeoutMs: FFMPEG_TIMEOUT_MS, onStdout: (chunk) => output.push(chunk) });
   const result =
@@ -53,5 +35,5 @@ export const runImageFfmpeg = async ({
     const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
     throw new Error(`ffmpeg ${reason} making an image: ${result.stderr.trim().slice(-500)}`);
   }
-  return output.result();
+  return output.bytes();
 };
