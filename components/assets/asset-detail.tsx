@@ -17,6 +17,7 @@ import { AssetFields } from './asset-fields';
 import { assetTitle } from './asset-title';
 import { AssetTracks } from './asset-tracks';
 import { PlaybackIdsPanel, streamUrl } from './playback-ids-panel';
+import { RenditionLadder } from './rendition-ladder';
 
 export function AssetDetail({ assetId }: { assetId: string }) {
   const asset = useAsset(assetId);
@@ -81,6 +82,7 @@ export function AssetDetail({ assetId }: { assetId: string }) {
         <div className="space-y-6">
           <PlaybackIdsPanel asset={data} origin={origin} />
           <AssetTracks asset={data} />
+          <RenditionLadder assetId={data.id} ready={data.status === 'ready'} />
         </div>
       </div>
       <details className="rounded-md border border-zinc-200 bg-white">

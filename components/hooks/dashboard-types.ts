@@ -51,3 +51,14 @@ export type WebhookDeliveryJson = {
   created_at: string;
   last_attempt: { at: string; response_status: number | null; latency_ms: number; error: string | null } | null;
 };
+
+export type RenditionJson = {
+  name: string;
+  width: number | null;
+  height: number | null;
+  bitrate: number;
+  background: boolean;
+  listed: boolean;
+  segment_count: number;
+  encoded_segments: number[];
+};

@@ -3,6 +3,7 @@ export const queryKeys = {
   assets: ['assets'] as const,
   assetList: (params: { search: string; status: string; page: number }) => ['assets', 'list', params] as const,
   asset: (assetId: string) => ['assets', 'one', assetId] as const,
+  assetRenditions: (assetId: string) => ['assets', 'renditions', assetId] as const,
   accessTokens: ['access-tokens'] as const,
   webhooks: ['webhooks'] as const,
   upload: (uploadId: string) => ['uploads', uploadId] as const,
@@ -10,3 +11,6 @@ export const queryKeys = {
 
 // While anything is preparing the dashboard polls every 2 s; otherwise it stays quiet.
 export const PREPARING_POLL_MS = 2000;
+
+// The ladder view follows encodes as they happen while the page is open.
+export const RENDITIONS_POLL_MS = 3000;

@@ -83,6 +83,12 @@ test('the asset page plays the asset in the preview player', async ({ page }, te
   await expect
     .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime), { timeout: 120_000, intervals: [500] })
     .toBeGreaterThan(1);
+  // The ladder shows what playing just encoded: some rung now has segments on disk.
+  const ladder = page.getByTestId('rendition-ladder');
+  await expect(ladder.locator('[data-rendition]')).not.toHaveCount(0);
+  const encodedCounts = async () =>
+    (await ladder.getByTestId('encoded-count').allTextContents()).map((text) => Number(/^(\d+) of/.exec(text)?.[1] ?? 0));
+  await expect.poll(async () => Math.max(...(await encodedCounts())), { timeout: 15_000 }).toBeGreaterThan(0);
   await screenshot(page, testInfo, 'asset-detail');
 });
 

@@ -1,0 +1,65 @@
+import { readdir } from 'node:fs/promises';
+import { getDb } from '../../db/client';
+import { getEnv } from '../../env';
+import { notFound } from '../../http/api-error';
+import { renditionDirectory } from '../../storage/asset-files';
+import { availableRungs } from '../playback/available-rungs';
+import type { PlaybackPlan } from '../playback/playback-plan';
+
+// The asset page's ladder: every rendition of the plan and which of its segments are on disk
+// (encoded just in time, prefetched, or encoded in the background), read from the rendition folders.
+
+export type RenditionStatus = {
+  name: string;
+  width: number | null;
+  height: number | null;
+  bitrate: number;
+  background: boolean;
+  listed: boolean;
+  segmentCount: number;
+  encodedSegments: number[];
+};
+
+const SEGMENT_FILE = /^(\d+)\.m4s$/;
+
+const storedSegments = async (directory: string): Promise<number[]> => {
+  const names = await readdir(directory).catch(() => [] as string[]);
+  return names
+    .map((name) => SEGMENT_FILE.exec(name)?.[1])
+    .filter((index): index is string => index !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+};
+
+export const getAssetRenditions = async ({ assetId }: { assetId: string }): Promise<RenditionStatus[]> => {
+  const asset = await getDb().asset.findUnique({ where: { id: assetId }, select: { planJson: true } });
+  if (!asset) throw notFound('Asset');
+  if (!asset.planJson) return [];
+  const plan = JSON.parse(asset.planJson) as PlaybackPlan;
+  const { dataDir } = getEnv();
+  const listed = new Set((await availableRungs(assetId, plan)).map((rung) => rung.name));
+  const video = await Promise.all(
+    plan.rungs.map(async (rung) => ({
+      name: rung.name,
+      width: rung.width,
+      height: rung.height,
+      bitrate: rung.videoBitrate,
+      background: rung.isBackground,
+      listed: listed.has(rung.name),
+      segmentCount: plan.video?.segments.length ?? 0,
+      encodedSegments: await storedSegments(renditionDirectory(dataDir, assetId, rung.name)),
+    })),
+  );
+  if (!plan.audio) return video;
+  const audio: RenditionStatus = {
+    name: 'audio',
+    width: null,
+    height: null,
+    bitrate: 128_000,
+    background: true,
+    listed: true,
+    segmentCount: plan.audio.segmentDurations.length,
+    encodedSegments: await storedSegments(renditionDirectory(dataDir, assetId, 'audio')),
+  };
+  return [...video, audio];
+};
