@@ -3,6 +3,7 @@ import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { notFound } from '../../http/api-error';
 import { renditionDirectory } from '../../storage/asset-files';
+import { readAudioSegmentCount } from '../playback/audio-track';
 import { availableRungs } from '../playback/available-rungs';
 import type { PlaybackPlan } from '../playback/playback-plan';
 
@@ -58,7 +59,8 @@ export const getAssetRenditions = async ({ assetId }: { assetId: string }): Prom
     bitrate: 128_000,
     background: true,
     listed: true,
-    segmentCount: plan.audio.segmentDurations.length,
+    // Once encoded, the real fragment count (it can differ from the plan's by one).
+    segmentCount: (await readAudioSegmentCount(assetId)) ?? plan.audio.segmentDurations.length,
     encodedSegments: await storedSegments(renditionDirectory(dataDir, assetId, 'audio')),
   };
   return [...video, audio];
