@@ -1,4 +1,4 @@
-import { getDb, type Db } from '../db/client';
+import { getDb } from '../db/client';
 import type { Prisma } from '../db/generated/client';
 import { generateId } from '../utils/ids';
 import { notifyJobEnqueued } from './signals';
@@ -8,28 +8,30 @@ import { notifyJobEnqueued } from './signals';
 
 export type JobRow = { id: string; name: string; payloadJson: string; attempts: number; maxAttempts: number };
 
-// Pass `db` to enqueue inside a transaction, so the job exists exactly when the change that needs
-// it does; the worker's poll picks it up once committed.
+// Pass `transaction` to enqueue inside it, so the job exists exactly when the change that needs
+// it does. The worker is then not woken here (it would look before the commit): the caller calls
+// notifyJobEnqueued() once the transaction has committed.
 export const enqueueJob = async ({
   name,
   payload,
   maxAttempts,
   dedupeKey,
-  db = getDb(),
+  transaction,
 }: {
   name: string;
   payload: unknown;
   maxAttempts: number;
   dedupeKey?: string;
-  db?: Db | Prisma.TransactionClient;
+  transaction?: Prisma.TransactionClient;
 }): Promise<void> => {
+  const db = transaction ?? getDb();
   const data = { id: generateId(), name, payloadJson: JSON.stringify(payload), maxAttempts, dedupeKey };
   if (dedupeKey) {
     await db.job.upsert({ where: { dedupeKey }, create: data, update: {} });
   } else {
     await db.job.create({ data });
   }
-  notifyJobEnqueued();
+  if (!transaction) notifyJobEnqueued();
 };
 
 export const claimNextJob = async (workerId: string): Promise<JobRow | null> => {

@@ -18,7 +18,7 @@ export const createAsset = async ({ body }: { body: AssetSettingsBody }): Promis
   const asset = await getDb().$transaction((tx) =>
     insertAsset(tx, { settings, inputs, ingestType: 'on_demand_url', test: settings.test }),
   );
-  // The worker was woken inside the transaction, possibly before the commit: wake it again.
+  // Committed: now the worker can see the ingest job.
   notifyJobEnqueued();
   return asset;
 };

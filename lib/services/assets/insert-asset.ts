@@ -1,4 +1,3 @@
-import type { Db } from '../../db/client';
 import type { Prisma } from '../../db/generated/client';
 import { enqueueJob } from '../../jobs/queue';
 import { serializeAsset, type AssetRecord } from '../../schemas/asset';
@@ -10,9 +9,10 @@ import { assetInclude } from './asset-record';
 export type IngestType = 'on_demand_url' | 'on_demand_direct_upload';
 
 // Records a new `preparing` asset with its playback IDs, queues its ingest and reports
-// video.asset.created — one step for URL and upload assets alike. Run it inside a transaction.
+// video.asset.created — one step for URL and upload assets alike, inside the caller's transaction
+// (which wakes the worker once it has committed).
 export const insertAsset = async (
-  db: Db | Prisma.TransactionClient,
+  tx: Prisma.TransactionClient,
   {
     settings,
     inputs,
@@ -29,7 +29,7 @@ export const insertAsset = async (
     assetId?: string;
   },
 ): Promise<AssetRecord> => {
-  const asset = await db.asset.create({
+  const asset = await tx.asset.create({
     data: {
       id: assetId,
       status: 'preparing',
@@ -45,7 +45,7 @@ export const insertAsset = async (
     },
     include: assetInclude,
   });
-  await enqueueJob({ db, name: 'ingest-asset-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `ingest:${assetId}` });
-  await recordWebhookEvent(db, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+  await enqueueJob({ transaction: tx, name: 'ingest-asset-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `ingest:${assetId}` });
+  await recordWebhookEvent(tx, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
   return asset;
 };
