@@ -1,8 +1,9 @@
 import type { AssetJson } from '@/lib/schemas/asset';
+import type { RenditionJson } from '@/lib/schemas/rendition-status';
 
 // Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
 
-export type { AssetJson };
+export type { AssetJson, RenditionJson };
 export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';
 export type AssetPage = { data: AssetJson[]; total: number; preparing: number; page: number; limit: number };
 export type PlaybackPolicy = 'public' | 'signed';
@@ -52,13 +53,3 @@ export type WebhookDeliveryJson = {
   last_attempt: { at: string; response_status: number | null; latency_ms: number; error: string | null } | null;
 };
 
-export type RenditionJson = {
-  name: string;
-  width: number | null;
-  height: number | null;
-  bitrate: number;
-  background: boolean;
-  listed: boolean;
-  segment_count: number;
-  encoded_segments: number[];
-};

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { notFound } from '../../http/api-error';
+import type { RenditionStatus } from '../../schemas/rendition-status';
 import { renditionDirectory } from '../../storage/asset-files';
 import { readAudioSegmentCount } from '../playback/audio-track';
 import { availableRungs } from '../playback/available-rungs';
@@ -9,17 +10,6 @@ import type { PlaybackPlan } from '../playback/playback-plan';
 
 // The asset page's ladder: every rendition of the plan and which of its segments are on disk
 // (encoded just in time, prefetched, or encoded in the background), read from the rendition folders.
-
-export type RenditionStatus = {
-  name: string;
-  width: number | null;
-  height: number | null;
-  bitrate: number;
-  background: boolean;
-  listed: boolean;
-  segmentCount: number;
-  encodedSegments: number[];
-};
 
 const SEGMENT_FILE = /^(\d+)\.m4s$/;
 
