@@ -1,6 +1,6 @@
 import type { AnimatedFormat } from '../media/images/image-args';
 import type { StillFormat } from '../media/images/render-still';
-import type { FitMode, Rotation } from '../media/images/thumbnail-geometry';
+import type { FitMode, Rotation, ThumbnailRequest } from '../media/images/thumbnail-geometry';
 
 // Query parameters (or, for signed playback IDs, token claims) of the image URLs, validated the way
 // Mux documents them. Every problem is reported, each message naming its parameter, and anything
@@ -17,15 +17,9 @@ export const ANIMATED_MAX_SECONDS = 10;
 const ANIMATED_DEFAULT_SECONDS = 5;
 const ANIMATED_DEFAULT_FPS = 15;
 
-export type ThumbnailParams = {
+export type ThumbnailParams = ThumbnailRequest & {
   /** null: the middle of the video. */
   time: number | null;
-  width: number | null;
-  height: number | null;
-  fitMode: FitMode;
-  rotate: Rotation;
-  flipVertical: boolean;
-  flipHorizontal: boolean;
 };
 
 export type AnimatedParams = { start: number; end: number; width: number | null; height: number | null; fps: number };
