@@ -71,9 +71,10 @@ export const ingestAsset = async ({
     }
     let since = lap('downloadMs', startedAt);
 
+    const { size } = await stat(sourcePath);
     const inspected = await early;
     const probe = inspected
-      ? withCompleteFileSize(inspected.probe, (await stat(sourcePath)).size)
+      ? withCompleteFileSize(inspected.probe, size)
       : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
     const duration = probe.durationSeconds ?? 0;
     if (duration > env.maxInputDurationSeconds) {
@@ -101,7 +102,6 @@ export const ingestAsset = async ({
       maxResolutionTier: asset.maxResolutionTier as MaxResolutionTier,
       durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
     });
-    const { size } = await stat(sourcePath);
     // video.asset.ready is recorded with the status change, and only if this update made it.
     const updated = await db.$transaction(async (tx) => {
       const result = await tx.asset.updateMany({
