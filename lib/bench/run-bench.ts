@@ -293,72 +293,67 @@ const main = async (): Promise<number> => {
     uploadServerPeakRssMB: upload?.peakRssMB ?? null,
   };
 
-  const check = (value: number | null, limit: number) => (value === null ? null : value <= limit);
+  // Whether a target passed follows from its value and limit (null: not measured).
+  const target = (spec: Omit<Target, 'pass'>): Target => ({ ...spec, pass: spec.value === null ? null : spec.value <= spec.limit });
   const firstRung = segments.status === 'ok' ? segments.value.rungs[0] : undefined;
   const initEncodesSegment0 = firstRung !== undefined && !firstRung.segment0OnDiskAfterInit.startsWith('0/');
   const uploadTargets: Target[] = [
-    {
+    target({
       id: 'upload_peak_rss',
       description: 'Server peak RSS (VmHWM) while receiving ~1.09 GB direct uploads',
       value: upload?.peakRssMB ?? null,
       limit: LIMITS.uploadPeakRssMB,
       unit: 'MB',
-      pass: check(upload?.peakRssMB ?? null, LIMITS.uploadPeakRssMB),
       note: upload
         ? `${upload.memoryAtStartMB.rss} MB at start (before any request); sampled peak ${upload.rssFlatness.smallUploadPeakMB} MB during a ${round(upload.smallFile.bytes / 1e6, 0)} MB upload, ` +
           `${upload.rssFlatness.largeUploadPeakMB} MB during the ${round(upload.largeFile.bytes / 1e6, 0)} MB ones`
         : undefined,
-    },
-    {
+    }),
+    target({
       id: 'upload_rss_growth',
       description: `Server RSS growth from a ${upload ? round(upload.smallFile.bytes / 1e6, 0) : '?'} MB to a ${upload ? round(upload.largeFile.bytes / 1e6, 0) : '?'} MB upload (sampled peaks)`,
       value: upload?.rssFlatness.growthMB ?? null,
       limit: LIMITS.uploadRssGrowthMB,
       unit: 'MB',
-      pass: check(upload?.rssFlatness.growthMB ?? null, LIMITS.uploadRssGrowthMB),
       note: '"flat regardless of file size": the tolerance allows for garbage-collector noise, not for buffering a file',
-    },
+    }),
   ];
   const mainServerTargets: Target[] = [
-    {
+    target({
       id: 'time_to_ready_30s',
       description: 'Time to ready, 30 s input (median, server-side)',
       value: short?.serverMs ?? null,
       limit: LIMITS.timeToReady30Ms,
       unit: 'ms',
-      pass: check(short?.serverMs ?? null, LIMITS.timeToReady30Ms),
       note: short ? `client-observed median ${formatMs(short.clientMs)}` : undefined,
-    },
-    {
+    }),
+    target({
       id: 'ratio_300s_to_30s',
       description: 'Time to ready, median(300 s) / median(30 s), server-side',
       value: ratio300To30?.serverSide ?? null,
       limit: LIMITS.ratio300To30,
       unit: 'ratio',
-      pass: check(ratio300To30?.serverSide ?? null, LIMITS.ratio300To30),
       note: quick ? 'not measured in a --quick run' : ratio300To30 ? `client-observed ${ratio300To30.clientObserved}` : undefined,
-    },
-    {
+    }),
+    target({
       id: 'cold_segment0_first_listed',
       description: `Cold segment 0 of the first-listed variant (${first?.rung ?? '?'}), player order`,
       value: first?.coldMs ?? null,
       limit: LIMITS.coldSegment0Ms,
       unit: 'ms',
-      pass: check(first?.coldMs ?? null, LIMITS.coldSegment0Ms),
       note: first
         ? `TTLB of the 0.m4s request after multivariant → playlist → init.mp4${initEncodesSegment0 ? ` (segment 0 was already on disk when it was sent in ${firstRung?.segment0OnDiskAfterInit} samples)` : ''}; ` +
           `init.mp4 took ${formatMs(first.initMs)}; multivariant request → last byte of segment 0 ${formatMs(segments.status === 'ok' ? segments.value.startup.medianTotalMs : null)}`
         : undefined,
-    },
-    {
+    }),
+    target({
       id: 'cold_segment0_first_listed_segment_first',
       description: `Cold segment 0 of the first-listed variant (${first?.rung ?? '?'}), requested before anything else`,
       value: first?.coldDirectMs ?? null,
       limit: LIMITS.coldSegment0Ms,
       unit: 'ms',
-      pass: check(first?.coldDirectMs ?? null, LIMITS.coldSegment0Ms),
       note: 'not one of the brief\'s targets: the same limit applied to the full on-demand encode of segment 0',
-    },
+    }),
   ];
   const targets = uploadsOnly ? uploadTargets : [...mainServerTargets, ...uploadTargets];
 

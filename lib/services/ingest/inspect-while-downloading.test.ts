@@ -25,6 +25,16 @@ const simulateDownload = async (source: string, target: string, pauseMs: number,
   state.finished = true;
 };
 
+const inspect = (partPath: string, state: { finished: boolean }) =>
+  inspectWhileDownloading({
+    partPath,
+    downloadFinished: () => state.finished,
+    ffprobePath: FFPROBE,
+    ffmpegPath: FFMPEG,
+    signal: new AbortController().signal,
+    startMarginBytes: 64 * 1024,
+  });
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'keyframe-early-'));
 });
@@ -36,14 +46,7 @@ describe('inspectWhileDownloading', () => {
     const part = path.join(dir, 'faststart.part');
     const state = { finished: false };
     const download = simulateDownload(source, part, 1500, state);
-    const inspection = await inspectWhileDownloading({
-      partPath: part,
-      downloadFinished: () => state.finished,
-      ffprobePath: FFPROBE,
-      ffmpegPath: FFMPEG,
-      signal: new AbortController().signal,
-      startMarginBytes: 64 * 1024,
-    });
+    const inspection = await inspect(part, state);
     // Done before the second half arrived.
     expect(state.finished).toBe(false);
     await download;
@@ -59,14 +62,7 @@ describe('inspectWhileDownloading', () => {
     const part = path.join(dir, 'plain.part');
     const state = { finished: false };
     const download = simulateDownload(source, part, 300, state);
-    const inspection = await inspectWhileDownloading({
-      partPath: part,
-      downloadFinished: () => state.finished,
-      ffprobePath: FFPROBE,
-      ffmpegPath: FFMPEG,
-      signal: new AbortController().signal,
-      startMarginBytes: 64 * 1024,
-    });
+    const inspection = await inspect(part, state);
     await download;
     expect(inspection).toBeNull();
   });
