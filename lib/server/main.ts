@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
+import { instanceSecrets } from '../auth/instance-secrets';
 import { getDb } from '../db/client';
 import { getEnv } from '../env';
 import { recoverInterruptedJobs } from '../jobs/queue';
@@ -28,6 +29,8 @@ const main = async () => {
   const env = getEnv();
   const log = getLogger();
   mkdirSync(env.dataDir, { recursive: true });
+  // Created now rather than on first use, so the keys exist (and can be backed up) from the start.
+  instanceSecrets(env.dataDir);
 
   const migrations = prepareDatabase(env);
   serverState().migrationsApplied = true;
