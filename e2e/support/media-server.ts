@@ -1,4 +1,5 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import parseRange from 'range-parser';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -14,9 +15,15 @@ import path from 'node:path';
 //                                    no answer for delay_ms (default 4 s), then the file at full speed
 //   /slow-once/<file>?key=K          first request for key K trickles forever (like /slow/),
 //                                    later requests for K get the file at full speed
+//   /throttled/<file>?bps=N[&cut_at=B]
+//                                    the file at N bytes/s per connection; with cut_at, a response
+//                                    to a request without Range is cut off after B bytes
 //   /redirect?to=<path or URL>       302 to that location
+//
+// Files are served with Range support (206, If-Range against Last-Modified), as web servers,
+// object stores and CDNs do.
 
-export type RecordedRequest = { method: string; path: string; at: number };
+export type RecordedRequest = { method: string; path: string; at: number; range: string | null; finishedAt: number | null };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.mp4': 'video/mp4',
@@ -84,6 +91,11 @@ export class MediaServer {
     return this.url(`/slow-once/${encodeURIComponent(file)}?key=${encodeURIComponent(key)}`);
   }
 
+  throttledUrl(file: string, { bytesPerSecond, cutAt }: { bytesPerSecond: number; cutAt?: number }): string {
+    const query = new URLSearchParams({ bps: String(bytesPerSecond), ...(cutAt !== undefined && { cut_at: String(cutAt) }) });
+    return this.url(`/throttled/${encodeURIComponent(file)}?${query}`);
+  }
+
   redirectUrl(to: string): string {
     return this.url(`/redirect?to=${encodeURIComponent(to)}`);
   }
@@ -125,7 +137,15 @@ export class MediaServer {
 
   private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.baseUrl);
-    this.requests.push({ method: request.method ?? 'GET', path: `${url.pathname}${url.search}`, at: Date.now() });
+    const recorded: RecordedRequest = {
+      method: request.method ?? 'GET',
+      path: `${url.pathname}${url.search}`,
+      at: Date.now(),
+      range: request.headers.range ?? null,
+      finishedAt: null,
+    };
+    this.requests.push(recorded);
+    response.once('finish', () => (recorded.finishedAt = Date.now()));
     const segments = url.pathname.split('/').filter(Boolean).map((segment) => decodeURIComponent(segment));
 
     if (url.pathname === '/missing') return notFound(response);
@@ -142,6 +162,11 @@ export class MediaServer {
       const file = this.resolveFile(second);
       if (!file) return notFound(response);
       if (first === 'slow') return this.trickleForever(file, response);
+      if (first === 'throttled') {
+        const bytesPerSecond = Number(url.searchParams.get('bps') ?? 1_000_000);
+        const cutAt = url.searchParams.get('cut_at');
+        return this.sendThrottled(file, request, response, bytesPerSecond, cutAt === null || request.headers.range ? null : Number(cutAt));
+      }
       if (first === 'slow-then-fast') {
         const delayMs = Number(url.searchParams.get('delay_ms') ?? DEFAULT_STALL_MS);
         await this.delay(delayMs, response);
@@ -164,6 +189,44 @@ export class MediaServer {
       return sendFile(file, request, response);
     }
     return notFound(response);
+  }
+
+  private async sendThrottled(
+    file: string,
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    bytesPerSecond: number,
+    cutAt: number | null,
+  ): Promise<void> {
+    const bytes = await readFile(file);
+    const { start, end } = writeFileHeaders(file, request, response);
+    if (request.method === 'HEAD') {
+      response.end();
+      return;
+    }
+    const tickMs = 50;
+    const perTick = Math.max(1, Math.round((bytesPerSecond * tickMs) / 1000));
+    let offset = start;
+    const tick = () => {
+      if (response.destroyed) return;
+      const next = Math.min(end, offset + perTick);
+      if (cutAt !== null && next - start > cutAt) {
+        response.destroy();
+        return;
+      }
+      response.write(bytes.subarray(offset, next));
+      offset = next;
+      if (offset >= end) {
+        response.end();
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        tick();
+      }, tickMs);
+      this.timers.add(timer);
+    };
+    tick();
   }
 
   private delay(ms: number, response: http.ServerResponse): Promise<void> {
@@ -209,14 +272,33 @@ const notFound = (response: http.ServerResponse) => {
   response.end('Not found\n');
 };
 
+// Writes the status and headers for `file`, honouring Range (and If-Range); returns the byte span to send.
+const writeFileHeaders = (file: string, request: http.IncomingMessage, response: http.ServerResponse): { start: number; end: number } => {
+  const { size, mtime } = statSync(file);
+  const lastModified = mtime.toUTCString();
+  const ifRange = request.headers['if-range'];
+  const ranges = request.headers.range && (!ifRange || ifRange === lastModified) ? parseRange(size, request.headers.range) : null;
+  const common = { 'content-type': contentType(file), 'accept-ranges': 'bytes', 'last-modified': lastModified };
+  if (ranges === -1) {
+    response.writeHead(416, { ...common, 'content-range': `bytes */${size}` });
+    return { start: 0, end: 0 };
+  }
+  const single = Array.isArray(ranges) && ranges.length === 1 ? ranges[0] : undefined;
+  if (single) {
+    response.writeHead(206, { ...common, 'content-length': String(single.end - single.start + 1), 'content-range': `bytes ${single.start}-${single.end}/${size}` });
+    return { start: single.start, end: single.end + 1 };
+  }
+  response.writeHead(200, { ...common, 'content-length': String(size) });
+  return { start: 0, end: size };
+};
+
 const sendFile = (file: string, request: http.IncomingMessage, response: http.ServerResponse) => {
-  const { size } = statSync(file);
-  response.writeHead(200, { 'content-type': contentType(file), 'content-length': String(size) });
-  if (request.method === 'HEAD') {
+  const { start, end } = writeFileHeaders(file, request, response);
+  if (request.method === 'HEAD' || end === start) {
     response.end();
     return;
   }
-  const stream = createReadStream(file);
+  const stream = createReadStream(file, { start, end: end - 1 });
   stream.on('error', () => response.destroy());
   response.once('close', () => stream.destroy());
   stream.pipe(response);

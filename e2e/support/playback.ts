@@ -26,6 +26,15 @@ const aacStereo = ['-c:a', 'aac', '-ac', '2', '-b:a', '128k'];
 const testsrc2 = (size: string, seconds: number, rate = 30) => ['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=${rate}:duration=${seconds}`];
 const sine = (seconds: number, frequency = 440) => ['-f', 'lavfi', '-i', `sine=frequency=${frequency}:sample_rate=48000:duration=${seconds}`];
 
+function cbr360p40sArgs(movflags: string[]): string[] {
+  return [
+    ...testsrc2('640x360', 40), ...sine(40),
+    '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-g', '60',
+    '-b:v', '10M', '-minrate', '10M', '-maxrate', '10M', '-bufsize', '2M', '-x264-params', 'nal-hrd=cbr',
+    ...aacStereo, ...movflags,
+  ];
+}
+
 type FixtureRecipe = { file: string; why: string; make: (target: string) => Promise<void> };
 
 const ffmpegTo = (args: string[]) => async (target: string) => {
@@ -91,6 +100,16 @@ export const PLAYBACK_FIXTURES = {
     file: 'pb_testsrc2_1920x1080_30fps_sine_30s.mp4',
     why: '1920x1080 30 fps H.264 + AAC stereo, 30 s (9 segments)',
     make: ffmpegTo([...testsrc2('1920x1080', 30), ...sine(30), ...x264(), ...aacStereo, '-movflags', '+faststart']),
+  },
+  cbr360p40s: {
+    file: 'pb_testsrc2_640x360_cbr10m_sine_40s.mp4',
+    why: '640x360 30 fps H.264 at a constant 10 Mb/s (about 50 MB), 2 s GOPs, AAC, 40 s, faststart: big enough for a throttled download to outlast the ingest',
+    make: ffmpegTo(cbr360p40sArgs(['-movflags', '+faststart'])),
+  },
+  cbr360p40sIndexLast: {
+    file: 'pb_testsrc2_640x360_cbr10m_sine_40s_moov_last.mp4',
+    why: 'the same as cbr360p40s with its index (moov) after the media data, as cameras and phones write it',
+    make: ffmpegTo(cbr360p40sArgs([])),
   },
 } satisfies Record<string, FixtureRecipe>;
 

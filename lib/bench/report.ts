@@ -23,7 +23,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/1';
-  mode: 'full' | 'quick' | 'upload-throughput';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;

@@ -18,15 +18,18 @@ import { measureTimeToReady, type ReadyInput } from './time-to-ready';
 import { measureUploadThroughputOnFreshServer } from './upload-throughput';
 
 // `npm run bench` (full, ~10+ min), `npm run bench -- --quick` (no 300 s input, no baseline) or
-// `npm run bench -- --only upload-throughput` (direct uploads alone, a few minutes).
+// `npm run bench -- --only upload-throughput` (direct uploads alone, a few minutes) or
+// `--only time-to-ready` (the two inputs' time-to-ready alone).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only upload-throughput] [--runs N] [--samples N] [--upload-runs N] [--wait-idle M] [--out DIR] [--ingest-timings]
+const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only upload-throughput|time-to-ready] [--runs N] [--samples N] [--upload-runs N] [--wait-idle M] [--out DIR] [--ingest-timings]
 
   --quick        skip the 300 s input and the ffmpeg baseline (for iteration)
   --only upload-throughput
                  run only the direct-upload section: a generated ~1.09 GB file uploaded as one
                  PUT and as 32 MiB chunks, MB/s and the server's peak RSS (a few minutes)
+  --only time-to-ready
+                 run only time-to-ready for the 30 s and 300 s inputs
   --upload-runs N
                  1 GiB uploads per method (default 3; 1 with --quick)
   --skip-baseline
@@ -107,6 +110,9 @@ const sourcesNewerThanBuild = (buildIdPath: string): string[] => {
   return newer.sort();
 };
 
+// Ends the main server's phases early (--only time-to-ready).
+class SkipRest extends Error {}
+
 const main = async (): Promise<number> => {
   const { values } = parseArgs({
     options: {
@@ -127,12 +133,15 @@ const main = async (): Promise<number> => {
     return 0;
   }
   const quick = values.quick ?? false;
-  if (values.only !== undefined && values.only !== 'upload-throughput') throw new Error(`--only takes upload-throughput (got "${values.only}")`);
+  if (values.only !== undefined && values.only !== 'upload-throughput' && values.only !== 'time-to-ready') {
+    throw new Error(`--only takes upload-throughput or time-to-ready (got "${values.only}")`);
+  }
   const uploadsOnly = values.only === 'upload-throughput';
-  const mode: BenchResults['mode'] = uploadsOnly ? 'upload-throughput' : quick ? 'quick' : 'full';
+  const readyOnly = values.only === 'time-to-ready';
+  const mode: BenchResults['mode'] = values.only === undefined ? (quick ? 'quick' : 'full') : values.only;
   const uploadRuns = positiveInt(values['upload-runs'], quick ? 1 : 3, 'upload-runs');
   const outDir = path.resolve(values.out ?? BENCH_DIR);
-  const skipBaseline = quick || uploadsOnly || (values['skip-baseline'] ?? false);
+  const skipBaseline = quick || uploadsOnly || readyOnly || (values['skip-baseline'] ?? false);
   const runs = positiveInt(values.runs, 3, 'runs');
   const samples = positiveInt(values.samples, 3, 'samples');
   const waitIdleMinutes = values['wait-idle'] === undefined ? 0 : Number(values['wait-idle']);
@@ -177,7 +186,7 @@ const main = async (): Promise<number> => {
   let throughput: BenchResults['throughput'] = notRun;
   let throughputReference: BenchResults['throughputReference'] = notRun;
   let baseline: BenchResults['baseline'] = skipBaseline
-    ? { status: 'skipped', reason: uploadsOnly ? '--only upload-throughput' : quick ? '--quick' : '--skip-baseline' }
+    ? { status: 'skipped', reason: values.only ? `--only ${values.only}` : quick ? '--quick' : '--skip-baseline' }
     : { status: 'skipped', reason: 'not reached' };
   let uploadThroughput: BenchResults['uploadThroughput'] = { status: 'skipped', reason: 'not reached' };
 
@@ -199,6 +208,7 @@ const main = async (): Promise<number> => {
         measureTimeToReady({ server: activeServer, token, db: activeDb, inputs: readyInputs, runs, log }),
       );
 
+      if (readyOnly) throw new SkipRest();
       load.push(await loadBefore('before segments'));
       segments = await phase('segments', () =>
         measureSegments({ server: activeServer, token, db: activeDb, inputUrl: urlOf(shortInput), samples, agent, log }),
@@ -229,11 +239,15 @@ const main = async (): Promise<number> => {
         throughput = { status: 'skipped', reason: 'no warm segment (the segment phase did not complete)' };
       }
     } catch (error) {
-      log(`setup failed: ${errorMessage(error)}`);
+      if (error instanceof SkipRest) {
+        segments = throughput = { status: 'skipped', reason: '--only time-to-ready' };
+      } else {
+        log(`setup failed: ${errorMessage(error)}`);
       const failure = { status: 'error' as const, error: errorMessage(error) };
       if (timeToReady.status === 'skipped') timeToReady = failure;
       if (segments.status === 'skipped') segments = failure;
-      if (throughput.status === 'skipped') throughput = failure;
+        if (throughput.status === 'skipped') throughput = failure;
+      }
     } finally {
       agent.destroy();
       db?.close();
@@ -246,8 +260,8 @@ const main = async (): Promise<number> => {
   }
 
   // On a server of its own (see measureUploadThroughputOnFreshServer), after the main one stopped.
-  load.push(await loadBefore('before upload throughput'));
-  uploadThroughput = await phase('upload throughput', async () => {
+  if (!readyOnly) load.push(await loadBefore('before upload throughput'));
+  uploadThroughput = readyOnly ? { status: 'skipped', reason: '--only time-to-ready' } : await phase('upload throughput', async () => {
     const { result, serverLogTail: uploadServerLogTail } = await measureUploadThroughputOnFreshServer({
       repoRoot: REPO_ROOT,
       env: serverEnv,

@@ -2,9 +2,10 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import parseRange from 'range-parser';
 
 // A tiny static file server on 127.0.0.1 that the Keyframe server downloads the inputs from:
-// Content-Length, streamed from disk, nothing else.
+// Content-Length and single byte ranges (as any web server or object store), streamed from disk.
 
 export type StaticServer = {
   /** URL of a file registered under `name`. */
@@ -24,13 +25,23 @@ export const startStaticServer = async (initialFiles: Record<string, string>): P
       return;
     }
     stat(filePath).then(
-      ({ size }) => {
-        response.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(size) });
+      ({ size, mtime }) => {
+        const lastModified = mtime.toUTCString();
+        const ifRange = request.headers['if-range'];
+        const ranges = request.headers.range && (!ifRange || ifRange === lastModified) ? parseRange(size, request.headers.range) : null;
+        const range = Array.isArray(ranges) && ranges.length === 1 ? ranges[0]! : null;
+        const headers = { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'last-modified': lastModified };
+        if (range) {
+          const length = range.end - range.start + 1;
+          response.writeHead(206, { ...headers, 'content-length': String(length), 'content-range': `bytes ${range.start}-${range.end}/${size}` });
+        } else {
+          response.writeHead(200, { ...headers, 'content-length': String(size) });
+        }
         if (request.method === 'HEAD') {
           response.end();
           return;
         }
-        const stream = createReadStream(filePath);
+        const stream = createReadStream(filePath, range ? { start: range.start, end: range.end } : {});
         stream.on('error', () => response.destroy());
         response.on('close', () => stream.destroy());
         stream.pipe(response);

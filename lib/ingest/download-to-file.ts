@@ -1,12 +1,10 @@
-import type { LookupAddress } from 'node:dns';
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import http from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
 import { dirname } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { errorCode, ForbiddenAddressError, guardedLookup, sendRequest } from './guarded-request';
+import { PositionalFileSink } from './positional-file-sink';
 import { checkInputUrlSyntax, defaultHostLookup, type AddressPolicy, type HostLookup } from './url-policy';
 
 const MESSAGE_PREFIX = 'Failed to download input: ';
@@ -58,21 +56,18 @@ export interface DownloadOptions {
   userAgent?: string;
   /** Name resolution used for connections; injectable so tests can simulate DNS. */
   lookup?: HostLookup;
+  /** Called once the final response is accepted, before its body is read. */
+  onBodyStart?: (body: { finalUrl: string; declaredBytes: number | null; validator: string | null }) => void;
+  /** Called whenever more bytes are in the partial file, with how many there are from its start. */
+  onBytesWritten?: (bytes: number) => void;
+  /** May return a promise to wait for before writing more (the transfer is held meanwhile). */
+  holdBeforeWrite?: (bytesWritten: number) => Promise<void> | null;
 }
 
 export interface DownloadResult {
   bytes: number;
   contentType: string | null;
   finalUrl: string;
-}
-
-// Marks an error raised by our own lookup hook so it survives being passed through
-// net/http unchanged and can be reported as a policy refusal rather than a network fault.
-class ForbiddenAddressError extends Error {
-  constructor(readonly address: string) {
-    super(`connection to ${address} is not allowed`);
-    this.name = 'ForbiddenAddressError';
-  }
 }
 
 export function formatByteLimit(bytes: number): string {
@@ -95,91 +90,6 @@ export function formatDuration(ms: number): string {
   if (ms % 1000 === 0) return `${ms / 1000} s`;
   if (ms < 1000) return `${ms} ms`;
   return `${(ms / 1000).toFixed(1)} s`;
-}
-
-function stripBrackets(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err === 'object' && err !== null && 'code' in err) {
-    const code = (err as { code: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
-}
-
-/**
- * The check runs inside the socket's own lookup step, so the address vetted is exactly
- * the address connected to; a second DNS answer (rebinding) can't sneak in between.
- */
-function guardedLookup(resolve: HostLookup, policy: AddressPolicy): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname).then(
-      (entries) => {
-        const wanted = options.family === 4 || options.family === 6 ? options.family : 0;
-        const addresses: LookupAddress[] = entries
-          .map((entry) => ({ address: entry.address, family: entry.family ?? isIP(entry.address) }))
-          .filter((entry) => entry.family !== 0 && (wanted === 0 || entry.family === wanted));
-        if (addresses.length === 0) {
-          const err: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
-          err.code = 'ENOTFOUND';
-          callback(err, '', 0);
-          return;
-        }
-        // Refuse outright when any answer is disallowed: a name mixing public and
-        // internal addresses is suspect, and it matches the create-time DNS check.
-        const refused = addresses.find((entry) => !policy(entry.address));
-        if (refused) {
-          callback(new ForbiddenAddressError(refused.address), '', 0);
-          return;
-        }
-        if (options.all) {
-          callback(null, addresses);
-        } else {
-          const first = addresses[0]!;
-          callback(null, first.address, first.family);
-        }
-      },
-      (err: unknown) => {
-        callback(err instanceof Error ? err : new Error(String(err)), '', 0);
-      },
-    );
-  };
-}
-
-function sendRequest(
-  url: URL,
-  options: { lookup: LookupFunction; policy: AddressPolicy; signal: AbortSignal; userAgent: string },
-): Promise<http.IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    // Node skips the lookup hook for IP literals, so they must be vetted here.
-    const host = stripBrackets(url.hostname);
-    if (isIP(host) !== 0 && !options.policy(host)) {
-      reject(new ForbiddenAddressError(host));
-      return;
-    }
-    const transport = url.protocol === 'https:' ? https : http;
-    const req = transport.request(
-      url,
-      {
-        method: 'GET',
-        // A fresh socket per hop guarantees every connection goes through the lookup hook.
-        agent: false,
-        lookup: options.lookup,
-        signal: options.signal,
-        headers: {
-          'User-Agent': options.userAgent,
-          Accept: '*/*',
-          // Compressed transfer would make byte limits meaningless and the stored file wrong.
-          'Accept-Encoding': 'identity',
-        },
-      },
-      resolve,
-    );
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 class ByteLimiter extends Transform {
@@ -209,6 +119,8 @@ async function writeBody(
   partPath: string,
   maxBytes: number,
   signal: AbortSignal,
+  onBytesWritten: (bytes: number) => void,
+  holdBeforeWrite: ((bytesWritten: number) => Promise<void> | null) | undefined,
 ): Promise<number> {
   try {
     await mkdir(dirname(partPath), { recursive: true });
@@ -217,9 +129,13 @@ async function writeBody(
     throw diskError(err);
   }
   const limiter = new ByteLimiter(maxBytes);
-  // 1 MiB of buffering lets the stream batch network chunks into fewer, larger writes (writev):
-  // about half the CPU per byte of the 16 KiB default.
-  const out = createWriteStream(partPath, { flags: 'w', highWaterMark: 1 << 20 });
+  let out: PositionalFileSink;
+  try {
+    out = await PositionalFileSink.create(partPath, onBytesWritten, holdBeforeWrite);
+  } catch (err) {
+    response.destroy();
+    throw diskError(err);
+  }
   // pipeline() forwards the first error to every stream, so only an error the file stream
   // raised before anything else failed is a genuine disk problem.
   let firstFailure: { source: 'network' | 'limit' | 'disk'; error: unknown } | undefined;
@@ -230,29 +146,15 @@ async function writeBody(
   limiter.once('error', record('limit'));
   out.once('error', record('disk'));
   try {
+    // The sink fsyncs before it finishes: without that a crash right after the rename could leave
+    // a complete-looking but empty file.
     await pipeline(response, limiter, out, { signal });
   } catch (err) {
-    // pipeline() rejects before the file stream has finished its asynchronous open/close;
-    // waiting for it keeps a late open() from recreating the .part file after cleanup.
-    if (!out.closed) {
-      const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
-      out.destroy();
-      await closed;
-    }
+    // pipeline() can reject before the file is closed; waiting keeps a late write from
+    // recreating the .part file after cleanup.
+    await out.closeNow();
     if (!signal.aborted && firstFailure?.source === 'disk' && firstFailure.error === err) throw diskError(err);
     throw err;
-  }
-  try {
-    // fsync applies to the inode, so a fresh descriptor flushes what the stream wrote.
-    // Without it a crash right after the rename could leave a complete-looking but empty file.
-    const handle = await open(partPath, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    throw diskError(err);
   }
   return limiter.bytes;
 }
@@ -365,7 +267,15 @@ export async function downloadToFile(options: DownloadOptions): Promise<Download
       }
 
       phase = 'body';
-      const bytes = await writeBody(response, partPath, maxBytes, controller.signal);
+      options.onBodyStart?.({ finalUrl: current.href, declaredBytes: declaredLength, validator: rangeValidator(response.headers) });
+      const bytes = await writeBody(
+        response,
+        partPath,
+        maxBytes,
+        controller.signal,
+        options.onBytesWritten ?? (() => undefined),
+        options.holdBeforeWrite,
+      );
       if (bytes === 0) throw new DownloadError('empty', 'the server sent an empty file');
       if (declaredLength !== null && bytes !== declaredLength) {
         throw new DownloadError('truncated', 'the connection was closed before the download finished');
@@ -388,6 +298,13 @@ export async function downloadToFile(options: DownloadOptions): Promise<Download
     clearTimeout(timer);
     signal?.removeEventListener('abort', onExternalAbort);
   }
+}
+
+// What identifies this version of the file for If-Range: a strong ETag, else Last-Modified.
+function rangeValidator(headers: http.IncomingHttpHeaders): string | null {
+  const etag = headers.etag;
+  if (etag && !etag.startsWith('W/')) return etag;
+  return headers['last-modified'] ?? null;
 }
 
 function toDownloadError(

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,7 +30,12 @@ describe('readMp4Layout', () => {
 
   test('a plain MP4 (moov at the end), a fragmented MP4 and a non-MP4 file are told apart', async () => {
     const plain = await make('plain.mp4', []);
-    expect(await readMp4Layout(plain, statSync(plain).size)).toEqual({ kind: 'index-last' });
+    const plainLayout = await readMp4Layout(plain, statSync(plain).size);
+    expect(plainLayout.kind).toBe('index-last');
+    // The index (moov) starts where the media data ends: that is where its 'moov' type sits.
+    const mediaEnd = plainLayout.kind === 'index-last' ? plainLayout.mediaEnd : null;
+    expect(mediaEnd).not.toBeNull();
+    expect(readFileSync(plain).toString('latin1', mediaEnd! + 4, mediaEnd! + 8)).toBe('moov');
     const fragmented = await make('fragmented.mp4', ['-movflags', '+frag_keyframe+empty_moov']);
     expect(await readMp4Layout(fragmented, statSync(fragmented).size)).toEqual({ kind: 'fragmented' });
     const mkv = await make('clip.mkv', []);

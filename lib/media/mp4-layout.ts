@@ -3,11 +3,12 @@ import { open } from 'node:fs/promises';
 // Where an MP4/MOV file keeps its index. When `moov` comes before the media data ("faststart",
 // what most encoders and web pipelines produce), the whole sample table is known from the first
 // bytes, so the file can be probed and its start decoded while the rest is still downloading.
-// Fragmented MP4 (moof) and moov-at-the-end files are reported as such and wait for the full file.
+// When moov comes after the media data, it starts where the first mdat ends, so the index can be
+// fetched from the end of the file. Fragmented MP4 (moof) is reported as such.
 
 export type Mp4Layout =
   | { kind: 'index-first'; indexEnd: number }
-  | { kind: 'index-last' }
+  | { kind: 'index-last'; mediaEnd: number | null }
   | { kind: 'fragmented' }
   | { kind: 'not-mp4' }
   | { kind: 'need-more' };
@@ -35,7 +36,11 @@ export async function readMp4Layout(filePath: string, availableBytes: number): P
       }
       // An empty moov followed by fragments is fragmented MP4: its index is spread over the file.
       if (type === 'moof') return { kind: 'fragmented' };
-      if (type === 'mdat') return indexEnd === undefined ? { kind: 'index-last' } : { kind: 'index-first', indexEnd };
+      if (type === 'mdat') {
+        if (indexEnd !== undefined) return { kind: 'index-first', indexEnd };
+        // size 0: the media data runs to the end of the file, so there is no index after it.
+        return { kind: 'index-last', mediaEnd: size === 0 ? null : offset + size };
+      }
       if (type === 'moov') indexEnd = offset + size;
       // size 0 means "to the end of the file", which only media data does.
       if (size < 8) return { kind: 'not-mp4' };

@@ -47,7 +47,8 @@ function assertUsable(probe: MediaProbe): void {
 export async function probeMedia(options: ProbeMediaOptions): Promise<MediaProbe> {
   const { ffprobePath, inputPath, signal } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
-  await assertNonEmptyFile(inputPath);
+  // A URL is a download still in progress (see partial-source-server.ts): its size is known.
+  if (!/^https?:\/\//.test(inputPath)) await assertNonEmptyFile(inputPath);
 
   const result = await runProcess({ command: ffprobePath, args: buildProbeArgs(inputPath), signal, timeoutMs });
   if (result.aborted) throw abortError(signal);

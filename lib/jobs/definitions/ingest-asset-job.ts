@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { getEnv } from '../../env';
+import { isStoredFile, sourceFilePath } from '../../storage/asset-files';
 import { ingestAsset } from '../../services/ingest/ingest-asset';
 import { markAssetErrored } from '../../services/ingest/mark-asset-errored';
 import { defineJob } from '../define-job';
@@ -13,6 +15,8 @@ export const ingestAssetJob = defineJob({
     withAssetCancellation(assetId, signal, (assetSignal) => ingestAsset({ assetId, signal: assetSignal, log: log.child({ assetId }) })),
   onGiveUp: async ({ assetId }, error) => {
     const reason = error instanceof Error ? error.message : String(error);
-    await markAssetErrored({ assetId, type: 'invalid_input', messages: [`Processing the input failed: ${reason}`] });
+    // A ready asset can only still be here because its source never finished downloading.
+    const sourceMissing = !(await isStoredFile(sourceFilePath(getEnv().dataDir, assetId)));
+    await markAssetErrored({ assetId, type: 'invalid_input', messages: [`Processing the input failed: ${reason}`], fromReady: sourceMissing });
   },
 });

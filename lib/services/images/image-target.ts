@@ -1,12 +1,11 @@
 import { getDb } from '../../db/client';
-import { getEnv } from '../../env';
 import { ApiError } from '../../http/api-error';
 import type { MediaProbe } from '../../media/ffprobe';
 import type { Size } from '../../media/images/thumbnail-geometry';
 import { primaryVideo } from '../../media/media-summary';
 import { paramsFromClaims, type ImageParamSource, type Parsed } from '../../schemas/image-params';
-import { sourceFilePath } from '../../storage/asset-files';
 import { resolvePlayback, type PlaybackAccess } from '../playback/resolve-playback';
+import { sourceInput } from '../ingest/source-input';
 
 // What every image request starts from: the playback ID resolved with the image audience (status
 // codes, signed tokens and playback restrictions are resolvePlayback's), the parameters (for a
@@ -59,7 +58,7 @@ export const loadVideoSource = async (target: ImageTarget): Promise<VideoSource>
   if (!video) throw new ApiError('not_found', 'Asset not found');
   return {
     ...target.video,
-    path: sourceFilePath(getEnv().dataDir, target.assetId),
+    path: await sourceInput(target.assetId),
     display: { width: video.displayWidth, height: video.displayHeight },
   };
 };

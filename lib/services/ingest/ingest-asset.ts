@@ -17,8 +17,8 @@ import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/as
 import { generateId } from '../../utils/ids';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
-import { downloadSource } from './download-source';
-import { withCompleteFileSize, type EarlyInspection } from './inspect-while-downloading';
+import { downloadSource, type SourceDownload } from './download-source';
+import { withCompleteFileSize } from './inspect-while-downloading';
 import { markAssetErrored } from './mark-asset-errored';
 
 const TEST_ASSET_MAX_SECONDS = 10;
@@ -41,17 +41,26 @@ export const ingestAsset = async ({
   const env = getEnv();
   const db = getDb();
   const asset = await db.asset.findUnique({ where: { id: assetId } });
-  if (!asset || asset.status !== 'preparing') return;
-
+  if (!asset) return;
   const sourcePath = sourceFilePath(env.dataDir, assetId);
+  if (asset.status === 'ready' && asset.uploadId === null && !(await isStoredFile(sourcePath))) {
+    await finishSourceDownload({ assetId, inputsJson: asset.inputsJson, expectedBytes: asset.sourceBytes, sourcePath, signal, log });
+    return;
+  }
+  if (asset.status !== 'preparing') return;
+
   const startedAt = performance.now();
   const timings: Record<string, number> = {};
   const lap = (name: string, since: number) => {
     timings[name] = Math.round(performance.now() - since);
     return performance.now();
   };
-  // Filled in when the probe and the start's decode check could run during the download.
-  let early: Promise<EarlyInspection | null> = Promise.resolve(null);
+  // Stops a download still running in the background when the ingest ends without the asset ready.
+  const stopDownload = new AbortController();
+  const onAbort = () => stopDownload.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  let download: SourceDownload | null = null;
+  let finished = false;
   try {
     if (!(await isStoredFile(sourcePath)) && asset.uploadId !== null) {
       if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath }))) {
@@ -65,14 +74,20 @@ export const ingestAsset = async ({
         await markAssetErrored({ assetId, type: 'download_failed', messages: [checked.reason] });
         return;
       }
-      const download = await downloadSource({ url: checked.url.toString(), sourcePath, signal });
-      early = download.early;
-      log.info({ bytes: download.bytes, finalUrl: download.finalUrl }, 'input downloaded');
+      download = await downloadSource({ assetId, url: checked.url.toString(), sourcePath, signal: stopDownload.signal, inspect: true });
+      // Awaited below, maybe after readiness; a failure before that must not go unhandled.
+      download.done.catch(() => undefined);
     }
-    let since = lap('downloadMs', startedAt);
+    const inspected = download ? await download.early : null;
+    // With the index and both ends checked, the asset is ready before the middle has arrived.
+    const readyWhileDownloading = inspected?.decodedEnds.length === 2;
+    if (download && !readyWhileDownloading) {
+      const result = await download.done;
+      log.info({ bytes: result.bytes, finalUrl: result.finalUrl }, 'input downloaded');
+    }
+    let since = lap(readyWhileDownloading ? 'inspectWhileDownloadingMs' : 'downloadMs', startedAt);
 
-    const { size } = await stat(sourcePath);
-    const inspected = await early;
+    const size = (readyWhileDownloading && download?.declaredBytes()) || (await stat(sourcePath)).size;
     const probe = inspected
       ? withCompleteFileSize(inspected.probe, size)
       : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
@@ -86,8 +101,8 @@ export const ingestAsset = async ({
       return;
     }
     since = lap('probeMs', since);
-    const ends: Array<'start' | 'end'> = inspected?.startDecoded ? ['end'] : ['start', 'end'];
-    await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe, signal, ends });
+    const ends = (['start', 'end'] as const).filter((end) => !inspected?.decodedEnds.includes(end));
+    if (ends.length > 0) await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe, signal, ends });
     lap('decodeCheckMs', since);
 
     const fields = assetMediaFields({
@@ -130,13 +145,18 @@ export const ingestAsset = async ({
       await cleanUpIfDeleted(assetId);
       return;
     }
-    log.info({ ...timings, inspectedEarly: inspected !== null, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
+    log.info({ ...timings, early: inspected?.timings, readyWhileDownloading, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
     // Work that follows readiness: the continuous audio track, and rungs above 1080p.
     if (playbackPlan.audio) {
       await enqueueJob({ name: 'encode-audio-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `audio:${assetId}` });
     }
     if (playbackPlan.rungs.some((rung) => rung.isBackground)) {
       await enqueueJob({ name: 'encode-background-rungs-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `rungs:${assetId}` });
+    }
+    finished = true;
+    if (download && readyWhileDownloading) {
+      const result = await download.done;
+      log.info({ bytes: result.bytes, totalMs: Math.round(performance.now() - startedAt) }, 'input downloaded after the asset became ready');
     }
   } catch (error) {
     if (signal.aborted) {
@@ -146,11 +166,58 @@ export const ingestAsset = async ({
       throw error;
     }
     if (isDownloadError(error)) {
-      await markAssetErrored({ assetId, type: 'download_failed', messages: [error.message] });
+      await markAssetErrored({ assetId, type: 'download_failed', messages: [error.message], fromReady: true });
       return;
     }
     if (isMediaInputError(error)) {
       await markAssetErrored({ assetId, type: 'invalid_input', messages: [error.message] });
+      return;
+    }
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    if (!finished) stopDownload.abort();
+  }
+};
+
+// The asset became ready while its source was downloading, and that download was interrupted (a
+// restart): fetch the source again. Readers wait for it meanwhile (see source-input.ts).
+const finishSourceDownload = async ({
+  assetId,
+  inputsJson,
+  expectedBytes,
+  sourcePath,
+  signal,
+  log,
+}: {
+  assetId: string;
+  inputsJson: string;
+  expectedBytes: bigint | null;
+  sourcePath: string;
+  signal: AbortSignal;
+  log: Logger;
+}): Promise<void> => {
+  const [input] = JSON.parse(inputsJson) as AssetInput[];
+  try {
+    const download = await downloadSource({ assetId, url: input?.url ?? '', sourcePath, signal, inspect: false });
+    const result = await download.done;
+    if (expectedBytes !== null && BigInt(result.bytes) !== expectedBytes) {
+      await markAssetErrored({
+        assetId,
+        type: 'download_failed',
+        messages: [`The input changed while it was being downloaded (${expectedBytes} bytes, then ${result.bytes})`],
+        fromReady: true,
+      });
+      return;
+    }
+    log.info({ bytes: result.bytes }, 'input download resumed and finished');
+  } catch (error) {
+    if (signal.aborted) {
+      if (await cleanUpIfDeleted(assetId)) return;
+      throw error;
+    }
+    if (isDownloadError(error)) {
+      await markAssetErrored({ assetId, type: 'download_failed', messages: [error.message], fromReady: true });
       return;
     }
     throw error;

@@ -1,38 +1,60 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { GrowingFile } from '../../ingest/growing-file';
+import { servePartialSource } from '../../ingest/partial-source-server';
+import { writeFully } from '../../ingest/positional-file-sink';
 import { probeMedia } from '../../media/probe-media';
 import { ffmpeg, FFMPEG, FFPROBE, x264 } from '../../media/test-support/media-fixtures';
 import { inspectWhileDownloading, withCompleteFileSize } from './inspect-while-downloading';
 
 let dir: string;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const makeClip = async (name: string, movflags: string[]) => {
   const file = path.join(dir, name);
-  await ffmpeg('-f', 'lavfi', '-i', 'testsrc2=s=640x360:r=25', '-t', '8', ...x264, '-b:v', '2M', ...movflags, file);
+  await ffmpeg('-f', 'lavfi', '-i', 'testsrc2=s=640x360:r=25', '-f', 'lavfi', '-i', 'sine=f=440:r=48000', '-t', '8', ...x264, '-g', '50', '-b:v', '2M', '-c:a', 'aac', ...movflags, file);
   return file;
 };
 
-// Writes the first part of `source` to `target`, then the rest after `pauseMs`: a download in flight.
-const simulateDownload = async (source: string, target: string, pauseMs: number, state: { finished: boolean }) => {
+// A download in flight: the first fifth of `source` is in the part file; the rest is written by
+// `finish`. The tail is "fetched" from the source file into the same part file, as a range
+// request would.
+const startDownload = async (source: string, name: string, { tailWorks = true } = {}) => {
   const bytes = await readFile(source);
-  const half = Math.floor(bytes.length / 2);
-  await writeFile(target, bytes.subarray(0, half));
-  await sleep(pauseMs);
-  await appendFile(target, bytes.subarray(half));
-  state.finished = true;
+  const partPath = path.join(dir, `${name}.part`);
+  const file = new GrowingFile(partPath, bytes.length);
+  const handle = await open(partPath, 'w');
+  const head = Math.floor(bytes.length / 5);
+  await writeFully(handle, [bytes.subarray(0, head)], 0);
+  file.advancePrefix(head);
+  const served = await servePartialSource(name, file, path.join(dir, name));
+  const tailRequests: number[] = [];
+  const fetchTail = async (start: number) => {
+    tailRequests.push(start);
+    if (!tailWorks) throw new Error('the server did not serve the byte range');
+    await writeFully(handle, [bytes.subarray(start)], start);
+    file.addRange(start, bytes.length);
+  };
+  const finish = async () => {
+    await writeFully(handle, [bytes.subarray(head)], head);
+    await handle.close();
+    file.complete();
+    served.release();
+  };
+  return { file, inputUrl: served.url, fetchTail, finish, tailRequests };
 };
 
-const inspect = (partPath: string, state: { finished: boolean }) =>
+const inspect = (download: Awaited<ReturnType<typeof startDownload>>) =>
   inspectWhileDownloading({
-    partPath,
-    downloadFinished: () => state.finished,
+    file: download.file,
+    inputUrl: download.inputUrl,
+    fetchTail: download.fetchTail,
     ffprobePath: FFPROBE,
     ffmpegPath: FFMPEG,
     signal: new AbortController().signal,
-    startMarginBytes: 64 * 1024,
+    // The last 2 s GOP and then some; still far enough from the head to be worth a range request.
+    tailBytes: Math.floor(download.file.totalBytes * 0.35),
   });
 
 beforeAll(async () => {
@@ -41,29 +63,37 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('inspectWhileDownloading', () => {
-  test('a faststart MP4 is probed and its start decoded from the first half, with the same probe as the whole file', async () => {
+  test('a faststart MP4 is probed and both ends decoded from its first fifth and its tail, with the same probe as the whole file', async () => {
     const source = await makeClip('faststart.mp4', ['-movflags', '+faststart']);
-    const part = path.join(dir, 'faststart.part');
-    const state = { finished: false };
-    const download = simulateDownload(source, part, 1500, state);
-    const inspection = await inspect(part, state);
-    // Done before the second half arrived.
-    expect(state.finished).toBe(false);
-    await download;
-    expect(inspection).not.toBeNull();
-    expect(inspection?.startDecoded).toBe(true);
+    const download = await startDownload(source, 'faststart');
+    const inspection = await inspect(download);
+    expect(download.file.isComplete).toBe(false);
+    await download.finish();
+    expect(inspection?.decodedEnds).toEqual(['start', 'end']);
+    expect(download.tailRequests).toHaveLength(1);
     const whole = await probeMedia({ ffprobePath: FFPROBE, inputPath: source });
     expect(withCompleteFileSize(inspection!.probe, whole.sizeBytes!)).toEqual(whole);
+  });
+
+  test('an MP4 with its index at the end is probed from the fetched tail', async () => {
+    const source = await makeClip('plain.mp4', []);
+    const download = await startDownload(source, 'plain');
+    const inspection = await inspect(download);
+    expect(download.file.isComplete).toBe(false);
+    await download.finish();
+    expect(inspection?.decodedEnds).toEqual(['start', 'end']);
     expect(inspection?.probe.durationSeconds).toBeCloseTo(8, 1);
   });
 
-  test('an MP4 with its index at the end waits for the whole file (null)', async () => {
-    const source = await makeClip('plain.mp4', []);
-    const part = path.join(dir, 'plain.part');
-    const state = { finished: false };
-    const download = simulateDownload(source, part, 300, state);
-    const inspection = await inspect(part, state);
-    await download;
-    expect(inspection).toBeNull();
+  test('without range support a faststart MP4 gets its start checked early, and a moov-last one nothing', async () => {
+    const faststart = await startDownload(await makeClip('faststart2.mp4', ['-movflags', '+faststart']), 'faststart2', { tailWorks: false });
+    const early = await inspect(faststart);
+    await faststart.finish();
+    expect(early?.decodedEnds).toEqual(['start']);
+
+    const plain = await startDownload(await makeClip('plain2.mp4', []), 'plain2', { tailWorks: false });
+    const none = await inspect(plain);
+    await plain.finish();
+    expect(none).toBeNull();
   });
 });

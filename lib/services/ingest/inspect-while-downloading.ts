@@ -1,24 +1,39 @@
-import { stat } from 'node:fs/promises';
+import type { GrowingFile } from '../../ingest/growing-file';
 import type { MediaProbe } from '../../media/ffprobe';
-import { readMp4Layout } from '../../media/mp4-layout';
+import { readMp4Layout, type Mp4Layout } from '../../media/mp4-layout';
 import { probeMedia } from '../../media/probe-media';
 import { verifyDecodable } from '../../media/verify-decodable';
 
-// Time-to-ready should not grow with the input's size, but a download does. For an MP4 whose index
-// comes first (faststart), the probe and the decode check of the start do not need the rest of the
-// file, so they run while it is still arriving; only the end of the file has to wait. Anything
-// unusual (another layout or container, an error) returns null and the ingest simply inspects the
-// complete file, so this can only save time, never change the outcome.
+// Time-to-ready must not grow with the input's size, but a download does. An MP4's index (moov)
+// describes every sample, so with the index, the start and the end of the file in hand the asset
+// can be probed and both decode checks run while the middle is still arriving: the end is
+// fetched with a range request, and the index comes either first (faststart) or from that same
+// tail. Readers go through a URL that blocks on bytes not yet written (partial-source-server.ts),
+// so a wrong guess here costs time, never correctness. Anything unusual (another container, no
+// size, no range support, an error) returns what could be checked, or null, and the ingest
+// inspects the complete file for the rest.
 
-export type EarlyInspection = { probe: MediaProbe; startDecoded: boolean };
+export type EarlyInspection = {
+  probe: MediaProbe;
+  decodedEnds: Array<'start' | 'end'>;
+  /** Milliseconds from the start of the inspection at which each step ended (for the logs). */
+  timings: Record<string, number>;
+};
 
-const POLL_MS = 20;
-// Media data after the index that the start's decode check may read: 0.5 s at up to ~100 Mb/s.
-const START_MARGIN_BYTES = 8 * 1024 * 1024;
+// Bytes fetched from the end: enough for the last GOP and the index of a moov-last file at
+// typical bit rates (8% of a 5-minute file is its last 24 s). Reads beyond it just wait.
+const TAIL_FRACTION = 0.08;
+const MIN_TAIL_BYTES = 8 * 1024 * 1024;
+const MAX_TAIL_BYTES = 64 * 1024 * 1024;
+// The index of a moov-last file must be fetched as a whole; more than this is not worth it.
+const MAX_TRAILING_INDEX_BYTES = 64 * 1024 * 1024;
 const EARLY_PROBE_TIMEOUT_MS = 30_000;
+// Media data after the start of the media (or after a leading index) that the probe and the
+// start's decode check may read: 0.5 s at up to ~130 Mb/s.
+const START_MARGIN_BYTES = 8 * 1024 * 1024;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const sizeOf = async (file: string) => (await stat(file).catch(() => null))?.size ?? 0;
+export const tailBytesFor = (totalBytes: number) =>
+  Math.round(Math.min(MAX_TAIL_BYTES, Math.max(MIN_TAIL_BYTES, totalBytes * TAIL_FRACTION)));
 
 // The container-level size and bit rate ffprobe reports come from the file's length; everything
 // else comes from the index, which was complete.
@@ -30,40 +45,117 @@ export const withCompleteFileSize = (probe: MediaProbe, sizeBytes: number): Medi
 
 const isMp4Family = (probe: MediaProbe) => /(^|,)(mov|mp4)(,|$)/.test(probe.formatName);
 
+// Waits until the top-level boxes tell where the index is.
+const readLayout = async (file: GrowingFile, signal: AbortSignal): Promise<Mp4Layout> => {
+  for (;;) {
+    const available = file.contiguousBytes;
+    if (available > 0) {
+      const layout = await readMp4Layout(file.path, available);
+      if (layout.kind !== 'need-more') return layout;
+    }
+    if (file.isComplete) return { kind: 'not-mp4' };
+    await file.waitForBytes(available, signal);
+  }
+};
+
+// Where the tail should start, or null when the index cannot be had early.
+const tailStart = (layout: Mp4Layout, totalBytes: number, tailBytes: number): number | null => {
+  const guess = Math.max(0, totalBytes - tailBytes);
+  if (layout.kind === 'index-first') return Math.max(guess, layout.indexEnd);
+  if (layout.kind === 'index-last' && layout.mediaEnd !== null && totalBytes - layout.mediaEnd <= MAX_TRAILING_INDEX_BYTES) {
+    return Math.min(guess, layout.mediaEnd);
+  }
+  return null;
+};
+
 export const inspectWhileDownloading = async ({
-  partPath,
-  downloadFinished,
+  file,
+  inputUrl,
+  fetchTail,
   ffprobePath,
   ffmpegPath,
   signal,
-  startMarginBytes = START_MARGIN_BYTES,
+  holdDownload = () => undefined,
+  tailBytes = tailBytesFor(file.totalBytes),
 }: {
-  partPath: string;
-  startMarginBytes?: number;
-  downloadFinished: () => boolean;
+  file: GrowingFile;
+  /** Where ffprobe/ffmpeg read the file while it downloads. */
+  inputUrl: string;
+  /** Fetches bytes [start, totalBytes) into the file and records them as readable. */
+  fetchTail: (start: number) => Promise<void>;
+  ffprobePath: string;
+  ffmpegPath: string;
+  signal: AbortSignal;
+  /** Asks the main download to pause past `fromByte` until `until` settles: the checks need the CPU more. */
+  holdDownload?: (fromByte: number, until: Promise<unknown>) => void;
+  tailBytes?: number;
+}): Promise<EarlyInspection | null> => {
+  try {
+    const layout = await readLayout(file, signal);
+    const start = tailStart(layout, file.totalBytes, tailBytes);
+    if (start === null) return null;
+    const inspection = inspectWithIndex({ file, layout, start, tailBytes, inputUrl, fetchTail, ffprobePath, ffmpegPath, signal });
+    holdDownload((layout.kind === 'index-first' ? layout.indexEnd : 0) + START_MARGIN_BYTES, inspection);
+    return await inspection;
+  } catch {
+    return null;
+  }
+};
+
+const inspectWithIndex = async ({
+  file,
+  layout,
+  start,
+  tailBytes,
+  inputUrl,
+  fetchTail,
+  ffprobePath,
+  ffmpegPath,
+  signal,
+}: {
+  file: GrowingFile;
+  layout: Mp4Layout;
+  start: number;
+  tailBytes: number;
+  inputUrl: string;
+  fetchTail: (start: number) => Promise<void>;
   ffprobePath: string;
   ffmpegPath: string;
   signal: AbortSignal;
 }): Promise<EarlyInspection | null> => {
+  const startedAt = performance.now();
+  const timings: Record<string, number> = {};
+  const mark = <T>(name: string, value: T): T => {
+    timings[name] = Math.round(performance.now() - startedAt);
+    return value;
+  };
   try {
-    let size = 0;
-    for (;;) {
-      if (signal.aborted || downloadFinished()) return null;
-      size = await sizeOf(partPath);
-      if (size > 0) {
-        const layout = await readMp4Layout(partPath, size);
-        if (layout.kind === 'index-first' && size >= layout.indexEnd + startMarginBytes) break;
-        if (layout.kind !== 'need-more' && layout.kind !== 'index-first') return null;
-      }
-      await sleep(POLL_MS);
-    }
-    const probe = await probeMedia({ ffprobePath, inputPath: partPath, signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS });
+    // Fetching the tail only pays when the main download is far from it.
+    const tailFetched =
+      start > file.contiguousBytes + tailBytes
+        ? fetchTail(start).then(
+            () => mark('tailFetchedMs', true),
+            () => mark('tailFailedMs', false),
+          )
+        : Promise.resolve(false);
+    // A faststart file is probed from its head while the tail arrives; a moov-last one needs the
+    // tail first, and without it has nothing to probe until the download is over.
+    if (layout.kind === 'index-last' && !(await tailFetched)) return null;
+
+    const probe = mark('probedMs', await probeMedia({ ffprobePath, inputPath: inputUrl, signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS }));
     if (!isMp4Family(probe)) return null;
-    const startDecoded = await verifyDecodable({ ffmpegPath, inputPath: partPath, probe, signal, ends: ['start'] }).then(
-      () => true,
-      () => false,
-    );
-    return { probe, startDecoded };
+    const decodes = (end: 'start' | 'end') =>
+      verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal, ends: [end] }).then(
+        () => mark(`${end}DecodedMs`, true),
+        () => mark(`${end}FailedMs`, false),
+      );
+    const [startDecoded, endDecoded] = await Promise.all([
+      decodes('start'),
+      // Without the tail, the end would only be readable once the download reaches it.
+      tailFetched.then((fetched) => fetched && decodes('end')),
+    ]);
+    if (!startDecoded) return { probe, decodedEnds: [], timings };
+    return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings };
   } catch {
     return null;
   }

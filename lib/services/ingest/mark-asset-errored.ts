@@ -9,20 +9,23 @@ import { rm } from 'node:fs/promises';
 export type AssetErrorType = 'download_failed' | 'invalid_input';
 
 // Moves a preparing asset to `errored` with a reason the user can act on, and drops the unusable
-// source so it does not take disk space. video.asset.errored is recorded with the status change, and
+// source so it does not take disk space. A ready asset whose source could not be completed (it
+// became ready while the source was still downloading) can be moved too, with `fromReady`. video.asset.errored is recorded with the status change, and
 // only if this call made it (an asset deleted or already finished meanwhile reports nothing).
 export const markAssetErrored = async ({
   assetId,
   type,
   messages,
+  fromReady = false,
 }: {
   assetId: string;
   type: AssetErrorType;
   messages: string[];
+  fromReady?: boolean;
 }): Promise<void> => {
   await getDb().$transaction(async (tx) => {
     const updated = await tx.asset.updateMany({
-      where: { id: assetId, status: 'preparing' },
+      where: { id: assetId, status: { in: fromReady ? ['preparing', 'ready'] : ['preparing'] } },
       data: {
         status: 'errored',
         progressState: 'errored',

@@ -12,8 +12,8 @@ import {
   isStoredFile,
   mediaSegmentPath,
   renditionCompletePath,
-  sourceFilePath,
 } from '../../storage/asset-files';
+import { sourceInput } from '../ingest/source-input';
 import { processSingleton } from '../../utils/process-singleton';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from './publish-file';
@@ -71,7 +71,7 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
   });
   const result = await runProcess({
     command: env.ffmpegPath,
-    args: buildAudioTrackArgs({ inputPath: sourceFilePath(env.dataDir, assetId), durationSeconds: duration }),
+    args: buildAudioTrackArgs({ inputPath: await sourceInput(assetId), durationSeconds: duration }),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
     onStdout: (chunk) => splitter.push(chunk),

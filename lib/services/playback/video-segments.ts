@@ -6,7 +6,8 @@ import { buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-a
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
 import { runProcess } from '../../media/run-process';
-import { initSegmentPath, isStoredFile, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
+import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
+import { sourceInput } from '../ingest/source-input';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from './publish-file';
 import { ENCODE_PRIORITY, encoderSlots, inFlightEncodes, segmentCache, speculativeSlots, type InFlightEncode } from './runtime';
@@ -30,10 +31,11 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
   const window = encodeWindow(videoPlan, index);
   const chunks: Buffer[] = [];
   const startedAt = performance.now();
+  const inputPath = await sourceInput(assetId);
   const result = await withAssetCancellation(assetId, cancel, async (signal) => {
     const run = await runProcess({
       command: env.ffmpegPath,
-      args: buildVideoSegmentArgs({ inputPath: sourceFilePath(env.dataDir, assetId), rung, ...window }),
+      args: buildVideoSegmentArgs({ inputPath, rung, ...window }),
       timeoutMs: ENCODE_TIMEOUT_MS,
       signal,
       onStdout: (chunk) => chunks.push(chunk),
