@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { chromium, type Browser } from '@playwright/test';
+import { startPlayerPageServer, type PlayerReport } from '../../lib/bench/player-page';
 import { Api } from '../support/api';
 import { chromiumLaunchOptions } from '../support/chromium';
 import type { KeyframeServer } from '../support/keyframe-server';
@@ -17,104 +14,24 @@ import { disposeKeyframe, startKeyframe } from '../support/test';
 // Real-time playback must not share two cores with another worker's encodes.
 test.use({ cpuLock: 'exclusive' });
 
-const HLS_JS = path.join(REPO_ROOT, 'node_modules', 'hls.js', 'dist', 'hls.min.js');
 const TARGET_SECONDS = 10;
-
-const PAGE = `<!doctype html>
-<html>
-<head><meta charset="utf-8"><title>Keyframe hls.js check</title>
-<style>body{margin:0;background:#111;color:#eee;font:14px sans-serif} video{width:960px;height:540px;background:#000;display:block}</style>
-</head>
-<body>
-<video id="video" muted playsinline></video>
-<pre id="log"></pre>
-<script src="/hls.min.js"></script>
-<script>
-  window.report = { events: [], errors: [], fatal: null, waitingAfterPlaying: 0, bufferStalled: 0, firstPlayingAt: null, levels: [], levelSwitches: [], fragments: 0, loads: [], supported: null, nativeHls: null };
-  const video = document.getElementById('video');
-  const log = (entry) => { window.report.events.push({ t: Math.round(performance.now()), currentTime: video.currentTime, ...entry }); };
-  window.startPlayback = (src) => {
-    window.report.supported = Hls.isSupported();
-    window.report.nativeHls = video.canPlayType('application/vnd.apple.mpegurl');
-    if (!window.report.supported) return false;
-    video.muted = true;
-    for (const type of ['playing', 'waiting', 'stalled', 'error', 'ended', 'canplay']) {
-      video.addEventListener(type, () => {
-        log({ type });
-        if (type === 'playing' && window.report.firstPlayingAt === null) window.report.firstPlayingAt = performance.now();
-        if (type === 'waiting' && window.report.firstPlayingAt !== null) window.report.waitingAfterPlaying += 1;
-      });
-    }
-    const hls = new Hls({ debug: false });
-    window.hls = hls;
-    hls.on(Hls.Events.ERROR, (_, data) => {
-      const entry = { type: data.type, details: data.details, fatal: data.fatal, url: data.frag ? data.frag.url : (data.url || null), response: data.response ? data.response.code : null };
-      window.report.errors.push(entry);
-      log({ type: 'hls-error', ...entry });
-      if (data.details === Hls.ErrorDetails.BUFFER_STALLED_ERROR) window.report.bufferStalled += 1;
-      if (data.fatal && !window.report.fatal) window.report.fatal = entry;
-    });
-    hls.on(Hls.Events.MANIFEST_PARSED, (_, data) => {
-      window.report.levels = data.levels.map((level) => ({ width: level.width, height: level.height, bitrate: level.bitrate, codecs: level.codecs }));
-      video.play().catch((error) => log({ type: 'play-rejected', message: String(error) }));
-    });
-    hls.on(Hls.Events.LEVEL_SWITCHED, (_, data) => { window.report.levelSwitches.push({ t: Math.round(performance.now()), level: data.level }); });
-    hls.on(Hls.Events.FRAG_BUFFERED, () => { window.report.fragments += 1; });
-    hls.on(Hls.Events.FRAG_LOADED, (_, data) => {
-      const loading = data.frag.stats.loading;
-      window.report.loads.push({ t: Math.round(performance.now()), url: data.frag.url.split('/').slice(-2).join('/'), type: data.frag.type, ttfbMs: Math.round(loading.first - loading.start), totalMs: Math.round(loading.end - loading.start) });
-    });
-    hls.loadSource(src);
-    hls.attachMedia(video);
-    return true;
-  };
-</script>
-</body>
-</html>`;
 
 let keyframe: KeyframeServer;
 let api: Api;
-let pageServer: http.Server;
-let pageOrigin: string;
+let pageServer: Awaited<ReturnType<typeof startPlayerPageServer>> | undefined;
 let browser: Browser | undefined;
 
 test.beforeAll(async () => {
   keyframe = await startKeyframe({ label: 'playback-player' });
   api = new Api(keyframe.baseUrl, await keyframe.createToken());
-  const hlsJs = readFileSync(HLS_JS);
-  pageServer = http.createServer((request, response) => {
-    if (request.url === '/hls.min.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript' }).end(hlsJs);
-    } else if (request.url === '/' || request.url?.startsWith('/?')) {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
-    } else {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
-  pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
+  pageServer = await startPlayerPageServer(REPO_ROOT);
 });
 
 test.afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (pageServer ? pageServer.close(() => resolve()) : resolve()));
+  await pageServer?.close();
   await disposeKeyframe(keyframe);
 });
-
-type Report = {
-  events: Array<Record<string, unknown>>;
-  errors: Array<{ type: string; details: string; fatal: boolean; url: string | null; response: number | null }>;
-  fatal: unknown;
-  waitingAfterPlaying: number;
-  bufferStalled: number;
-  firstPlayingAt: number | null;
-  levels: Array<{ width: number; height: number; bitrate: number; codecs: string }>;
-  levelSwitches: Array<{ t: number; level: number }>;
-  fragments: number;
-  loads: Array<{ t: number; url: string; type: string; ttfbMs: number; totalMs: number }>;
-  supported: boolean | null;
-  nativeHls: string | null;
-};
 
 test('hls.js in Chromium plays a cold 30 s 1080p asset: ≥ 10 s of playback, no fatal error; stalls reported', async ({
   playbackFixtures,
@@ -130,12 +47,12 @@ test('hls.js in Chromium plays a cold 30 s 1080p asset: ≥ 10 s of playback, no
   const consoleLines: string[] = [];
   page.on('console', (message) => consoleLines.push(`[${message.type()}] ${message.text()}`));
   page.on('pageerror', (error) => consoleLines.push(`[pageerror] ${error.message}`));
-  await page.goto(`${pageOrigin}/`);
+  await page.goto(`${pageServer!.origin}/`);
 
   const supported = await page.evaluate((url) => (window as unknown as { startPlayback: (src: string) => boolean }).startPlayback(url), src);
   expect(supported, 'Hls.isSupported() in this Chromium (MSE with H.264/AAC)').toBe(true);
 
-  const readReport = () => page.evaluate(() => (window as unknown as { report: Report }).report);
+  const readReport = () => page.evaluate(() => (window as unknown as { report: PlayerReport }).report);
   const currentTime = () => page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).currentTime);
 
   const started = Date.now();

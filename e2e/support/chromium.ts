@@ -1,17 +1,5 @@
 import type { LaunchOptions } from '@playwright/test';
+import { CHROMIUM_LAUNCH } from '../../lib/bench/player-page';
 
-// Launch options for the system Chromium, shared by the (future) UI projects. API specs do not
-// start a browser.
-export const chromiumLaunchOptions: LaunchOptions = {
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-};
+// Launch options for the system Chromium (the machine's flags, shared with the benchmark).
+export const chromiumLaunchOptions: LaunchOptions = CHROMIUM_LAUNCH;

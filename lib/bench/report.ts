@@ -1,4 +1,5 @@
 import type { BaselineResult } from './baseline';
+import type { ColdPlaybackResult } from './cold-playback';
 import type { BenchInput } from './inputs';
 import type { LoadSnapshot, MachineInfo, PhaseCpu } from './machine';
 import type { SegmentsResult } from './segments';
@@ -16,14 +17,14 @@ export type Target = {
   description: string;
   value: number | null;
   limit: number;
-  unit: 'ms' | 'ratio' | 'MB';
+  unit: 'ms' | 'ratio' | 'MB' | 'count';
   pass: boolean | null;
   note?: string;
 };
 
 export type BenchResults = {
   schema: 'keyframe-bench/1';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'cold-playback';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -38,6 +39,7 @@ export type BenchResults = {
     segmentSamples: number;
     throughput: { requests: number; concurrency: number };
     uploadThroughput: { runsPerMethod: number };
+    coldPlayback: { runs: number; seconds: number };
     dbPollMs: number;
   };
   inputs: BenchInput[];
@@ -49,6 +51,8 @@ export type BenchResults = {
   baseline: PhaseOutcome<BaselineResult>;
   /** Direct uploads of a ~1.09 GB file on a server of its own: MB/s and the server's memory. */
   uploadThroughput: PhaseOutcome<UploadThroughputResult>;
+  /** hls.js in Chromium plays the first minute of a fresh asset on a default server. */
+  coldPlayback: PhaseOutcome<ColdPlaybackResult>;
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null }>;
     ratio300To30: { serverSide: number | null; clientObserved: number | null } | null;
@@ -63,6 +67,7 @@ export type BenchResults = {
     uploadSinglePutMegabytesPerSecond: number | null;
     uploadChunkedMegabytesPerSecond: number | null;
     uploadServerPeakRssMB: number | null;
+    coldPlaybackMaxStalls: number | null;
   };
   targets: Target[];
   observations: string[];
@@ -81,8 +86,12 @@ const outcomeNote = (outcome: PhaseOutcome<unknown>): string | null =>
 
 const passCell = (target: Target) => (target.pass === null ? 'not measured' : target.pass ? '✅ pass' : '❌ fail');
 
-const formatTargetNumber = (target: Target, value: number | null) =>
-  target.unit === 'ms' ? formatMs(value) : target.unit === 'MB' ? (value === null ? 'n/a' : `${value} MB`) : formatRatio(value);
+const formatTargetNumber = (target: Target, value: number | null) => {
+  if (target.unit === 'ms') return formatMs(value);
+  if (value === null) return 'n/a';
+  if (target.unit === 'MB') return `${value} MB`;
+  return target.unit === 'count' ? String(value) : formatRatio(value);
+};
 const targetValue = (target: Target) => formatTargetNumber(target, target.value);
 const targetLimit = (target: Target) => `≤ ${formatTargetNumber(target, target.limit)}`;
 
@@ -271,6 +280,31 @@ export const renderMarkdown = (results: BenchResults): string => {
         'VmRSS and RssAnon sampled every 50 ms from /proc/<pid>/status.',
     );
   } else parts.push(outcomeNote(uploads) ?? '');
+
+  parts.push('## Cold playback in a real player');
+  const playback = results.coldPlayback;
+  const playbackNote = outcomeNote(playback);
+  if (playbackNote) parts.push(playbackNote);
+  if (playback.status === 'ok') {
+    parts.push(
+      `hls.js (default settings) in the system Chromium plays ${playback.value.seconds} s of a fresh asset made from the 300 s input, ` +
+        'requested right after it turned ready, from a server with default settings. A stall is a `waiting` event after the first frame or an hls.js BUFFER_STALLED_ERROR.',
+    );
+    parts.push(
+      table(
+        ['Run', 'Stalls', 'Startup', 'Reached', 'Wall time', 'Levels played (height)', 'Slowest fragment loads'],
+        playback.value.runs.map((run, index) => [
+          index + 1,
+          run.stalls,
+          formatMs(run.startupMs),
+          `${run.reachedSeconds} s`,
+          `${run.wallSeconds} s`,
+          run.levelSwitches.map((change) => change.height ?? '?').join(' → '),
+          run.slowestLoads.slice(0, 3).map((load) => `${load.url} ${formatMs(load.totalMs)}`).join(', '),
+        ]),
+      ),
+    );
+  }
 
   parts.push('## Machine load from other work');
   const percent = (value: number | null) => (value === null ? 'n/a' : `${value} %`);

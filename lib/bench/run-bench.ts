@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AssetDb } from './asset-db';
 import { runBaseline } from './baseline';
+import { measureColdPlaybackOnFreshServer } from './cold-playback';
 import { keepAliveAgent } from './http';
 import { ensureInput, type BenchInput } from './inputs';
 import { ensureProductionBuild, KeyframeServer } from './keyframe-server';
@@ -22,7 +23,7 @@ import { measureUploadThroughputOnFreshServer } from './upload-throughput';
 // `--only time-to-ready` (the two inputs' time-to-ready alone).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only upload-throughput|time-to-ready] [--runs N] [--samples N] [--upload-runs N] [--wait-idle M] [--out DIR] [--ingest-timings]
+const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only upload-throughput|time-to-ready|cold-playback] [--runs N] [--samples N] [--upload-runs N] [--playback-runs N] [--wait-idle M] [--out DIR] [--ingest-timings]
 
   --quick        skip the 300 s input and the ffmpeg baseline (for iteration)
   --only upload-throughput
@@ -30,6 +31,10 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only uploa
                  PUT and as 32 MiB chunks, MB/s and the server's peak RSS (a few minutes)
   --only time-to-ready
                  run only time-to-ready for the 30 s and 300 s inputs
+  --only cold-playback
+                 run only the cold playback: hls.js in Chromium plays 60 s of a fresh 300 s asset
+  --playback-runs N
+                 cold playbacks (default 3)
   --upload-runs N
                  1 GiB uploads per method (default 3; 1 with --quick)
   --skip-baseline
@@ -52,6 +57,7 @@ const FFPROBE = 'ffprobe';
 const SERVER_ENV = { PREFETCH_SEGMENTS: '0' };
 const THROUGHPUT = { requests: 200, concurrency: 16 };
 const SHORT_SECONDS = 30;
+const COLD_PLAYBACK_SECONDS = 60;
 const LONG_SECONDS = 300;
 const LIMITS = { timeToReady30Ms: 1_000, ratio300To30: 1.3, coldSegment0Ms: 1_000, uploadPeakRssMB: 300, uploadRssGrowthMB: 50 };
 
@@ -120,6 +126,7 @@ const main = async (): Promise<number> => {
       'skip-baseline': { type: 'boolean', default: false },
       only: { type: 'string' },
       'upload-runs': { type: 'string' },
+      'playback-runs': { type: 'string' },
       runs: { type: 'string' },
       samples: { type: 'string' },
       'ingest-timings': { type: 'boolean', default: false },
@@ -133,17 +140,20 @@ const main = async (): Promise<number> => {
     return 0;
   }
   const quick = values.quick ?? false;
-  if (values.only !== undefined && values.only !== 'upload-throughput' && values.only !== 'time-to-ready') {
-    throw new Error(`--only takes upload-throughput or time-to-ready (got "${values.only}")`);
+  const only = values.only;
+  if (only !== undefined && only !== 'upload-throughput' && only !== 'time-to-ready' && only !== 'cold-playback') {
+    throw new Error(`--only takes upload-throughput, time-to-ready or cold-playback (got "${only}")`);
   }
-  const uploadsOnly = values.only === 'upload-throughput';
-  const readyOnly = values.only === 'time-to-ready';
-  const mode: BenchResults['mode'] = values.only === undefined ? (quick ? 'quick' : 'full') : values.only;
+  const uploadsOnly = only === 'upload-throughput';
+  const readyOnly = only === 'time-to-ready';
+  const playbackOnly = only === 'cold-playback';
+  const mode: BenchResults['mode'] = only ?? (quick ? 'quick' : 'full');
   const uploadRuns = positiveInt(values['upload-runs'], quick ? 1 : 3, 'upload-runs');
   const outDir = path.resolve(values.out ?? BENCH_DIR);
-  const skipBaseline = quick || uploadsOnly || readyOnly || (values['skip-baseline'] ?? false);
+  const skipBaseline = quick || only !== undefined || (values['skip-baseline'] ?? false);
   const runs = positiveInt(values.runs, 3, 'runs');
   const samples = positiveInt(values.samples, 3, 'samples');
+  const playbackRuns = positiveInt(values['playback-runs'], 3, 'playback-runs');
   const waitIdleMinutes = values['wait-idle'] === undefined ? 0 : Number(values['wait-idle']);
   if (!Number.isFinite(waitIdleMinutes) || waitIdleMinutes < 0) throw new Error('--wait-idle takes a number of minutes');
   const loadBefore = (label: string) =>
@@ -169,18 +179,18 @@ const main = async (): Promise<number> => {
 
   // Inputs (cached under bench/.work/)
   const inputs: BenchInput[] = [];
-  for (const seconds of uploadsOnly ? [] : quick ? [SHORT_SECONDS] : [SHORT_SECONDS, LONG_SECONDS]) {
+  for (const seconds of uploadsOnly ? [] : playbackOnly ? [LONG_SECONDS] : quick ? [SHORT_SECONDS] : [SHORT_SECONDS, LONG_SECONDS]) {
     inputs.push(await ensureInput({ durationSeconds: seconds, workDir: WORK_DIR, ffmpeg: FFMPEG, ffprobe: FFPROBE, log }));
   }
   const shortInput = inputs.find((input) => input.durationSeconds === SHORT_SECONDS);
   const longInput = inputs.find((input) => input.durationSeconds === LONG_SECONDS);
-  if (!shortInput && !uploadsOnly) throw new Error('the 30 s input is missing');
+  if (!shortInput && !uploadsOnly && !playbackOnly) throw new Error('the 30 s input is missing');
 
   let staticServer: StaticServer | undefined;
   let server: KeyframeServer | undefined;
   let db: AssetDb | undefined;
   const agent = keepAliveAgent(4);
-  const notRun = { status: 'skipped' as const, reason: uploadsOnly ? '--only upload-throughput' : 'not reached' };
+  const notRun = { status: 'skipped' as const, reason: uploadsOnly || playbackOnly ? `--only ${only}` : 'not reached' };
   let timeToReady: BenchResults['timeToReady'] = notRun;
   let segments: BenchResults['segments'] = notRun;
   let throughput: BenchResults['throughput'] = notRun;
@@ -189,6 +199,7 @@ const main = async (): Promise<number> => {
     ? { status: 'skipped', reason: values.only ? `--only ${values.only}` : quick ? '--quick' : '--skip-baseline' }
     : { status: 'skipped', reason: 'not reached' };
   let uploadThroughput: BenchResults['uploadThroughput'] = { status: 'skipped', reason: 'not reached' };
+  let coldPlayback: BenchResults['coldPlayback'] = { status: 'skipped', reason: 'not reached' };
 
   // The main server's phases; --only upload-throughput runs none of them.
   if (!uploadsOnly && shortInput) {
@@ -260,8 +271,9 @@ const main = async (): Promise<number> => {
   }
 
   // On a server of its own (see measureUploadThroughputOnFreshServer), after the main one stopped.
-  if (!readyOnly) load.push(await loadBefore('before upload throughput'));
-  uploadThroughput = readyOnly ? { status: 'skipped', reason: '--only time-to-ready' } : await phase('upload throughput', async () => {
+  const skipUploads = readyOnly || playbackOnly;
+  if (!skipUploads) load.push(await loadBefore('before upload throughput'));
+  uploadThroughput = skipUploads ? { status: 'skipped', reason: `--only ${only}` } : await phase('upload throughput', async () => {
     const { result, serverLogTail: uploadServerLogTail } = await measureUploadThroughputOnFreshServer({
       repoRoot: REPO_ROOT,
       env: serverEnv,
@@ -272,6 +284,26 @@ const main = async (): Promise<number> => {
     serverLogTail = [...serverLogTail, ...uploadServerLogTail.map((line) => `[upload-throughput server] ${line}`)];
     return result;
   });
+
+  // Also on a server of its own: default settings (prefetch on), as a viewer would meet it.
+  if (longInput && (only === undefined || playbackOnly)) {
+    load.push(await loadBefore('before cold playback'));
+    const input = longInput;
+    coldPlayback = await phase('cold playback', async () => {
+      const { result, serverLogTail: playbackServerLogTail } = await measureColdPlaybackOnFreshServer({
+        repoRoot: REPO_ROOT,
+        env: values['ingest-timings'] ? { LOG_LEVEL: 'info' } : {},
+        inputPath: input.path,
+        seconds: COLD_PLAYBACK_SECONDS,
+        runs: playbackRuns,
+        log,
+      });
+      serverLogTail = [...serverLogTail, ...playbackServerLogTail.map((line) => `[cold-playback server] ${line}`)];
+      return result;
+    });
+  } else {
+    coldPlayback = { status: 'skipped', reason: only ? `--only ${only}` : '--quick (no 300 s input)' };
+  }
 
   if (!skipBaseline && longInput) {
     load.push(await loadBefore('before baseline'));
@@ -305,6 +337,7 @@ const main = async (): Promise<number> => {
     uploadSinglePutMegabytesPerSecond: upload?.medians['single PUT'].megabytesPerSecond ?? null,
     uploadChunkedMegabytesPerSecond: upload?.medians['32 MiB chunks'].megabytesPerSecond ?? null,
     uploadServerPeakRssMB: upload?.peakRssMB ?? null,
+    coldPlaybackMaxStalls: coldPlayback.status === 'ok' ? coldPlayback.value.maxStalls : null,
   };
 
   // Whether a target passed follows from its value and limit (null: not measured).
@@ -369,7 +402,21 @@ const main = async (): Promise<number> => {
       note: 'not one of the brief\'s targets: the same limit applied to the full on-demand encode of segment 0',
     }),
   ];
-  const targets = uploadsOnly ? uploadTargets : [...mainServerTargets, ...uploadTargets];
+  const playbackTarget = target({
+    id: 'cold_playback_stalls',
+    description: `Stalls after the first frame, ${COLD_PLAYBACK_SECONDS} s cold playback in hls.js/Chromium (worst of ${playbackRuns})`,
+    value: coldPlayback.status === 'ok' ? coldPlayback.value.maxStalls : null,
+    limit: 0,
+    unit: 'count',
+    note: coldPlayback.status === 'ok' ? `per run: ${coldPlayback.value.runs.map((run) => run.stalls).join(', ')}` : undefined,
+  });
+  const targets = uploadsOnly
+    ? uploadTargets
+    : playbackOnly
+      ? [playbackTarget]
+      : readyOnly
+        ? mainServerTargets.slice(0, 2)
+        : [...mainServerTargets, ...uploadTargets, playbackTarget];
 
   const contended = phaseCpu.filter((cpu) => cpu.otherPercent !== null && cpu.otherPercent > 10);
   if (contended.length > 0) {
@@ -449,6 +496,7 @@ const main = async (): Promise<number> => {
       segmentSamples: samples,
       throughput: THROUGHPUT,
       uploadThroughput: { runsPerMethod: uploadRuns },
+      coldPlayback: { runs: playbackRuns, seconds: COLD_PLAYBACK_SECONDS },
       dbPollMs: 20,
     },
     inputs,
@@ -458,6 +506,7 @@ const main = async (): Promise<number> => {
     throughputReference,
     baseline,
     uploadThroughput,
+    coldPlayback,
     summary,
     targets,
     observations,

@@ -1,0 +1,131 @@
+import { chromium, type Browser } from '@playwright/test';
+import { AssetDb } from './asset-db';
+import { createReadyAsset } from './keyframe-api';
+import { KeyframeServer } from './keyframe-server';
+import { CHROMIUM_LAUNCH, startPlayerPageServer, type PlayerReport } from './player-page';
+import { startStaticServer } from './static-server';
+import { median, round, sleep } from './stats';
+
+// A viewer's first minute of a brand-new asset: hls.js in the system Chromium plays it right after
+// it turns ready (nothing encoded yet, the audio encode just starting), on a server with the
+// default settings (prefetch on). Counts stalls after the first frame: `waiting` events and
+// hls.js BUFFER_STALLED errors.
+
+export type ColdPlaybackRun = {
+  assetId: string;
+  stalls: number;
+  waitingAfterPlaying: number;
+  bufferStalledErrors: number;
+  /** From hls.loadSource to the first `playing` event. */
+  startupMs: number | null;
+  reachedSeconds: number;
+  wallSeconds: number;
+  fatal: unknown;
+  levelSwitches: Array<{ atMs: number; height: number | null }>;
+  slowestLoads: PlayerReport['loads'];
+};
+
+export type ColdPlaybackResult = { seconds: number; runs: ColdPlaybackRun[]; medianStalls: number | null; maxStalls: number | null };
+
+const POLL_MS = 250;
+
+const playOnce = async ({
+  browser,
+  pageOrigin,
+  src,
+  seconds,
+}: {
+  browser: Browser;
+  pageOrigin: string;
+  src: string;
+  seconds: number;
+}): Promise<Omit<ColdPlaybackRun, 'assetId'>> => {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${pageOrigin}/`);
+    const startedAt = await page.evaluate((url) => {
+      const started = performance.now();
+      (window as unknown as { startPlayback: (src: string) => boolean }).startPlayback(url);
+      return started;
+    }, src);
+    const readReport = () => page.evaluate(() => (window as unknown as { report: PlayerReport }).report);
+    const currentTime = () => page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).currentTime);
+    const wallStarted = Date.now();
+    // Generous: a player that stalls a lot still gets to the end, so the count is complete.
+    const deadline = wallStarted + (seconds * 3 + 30) * 1000;
+    let position = 0;
+    let report = await readReport();
+    while (Date.now() < deadline) {
+      position = await currentTime();
+      report = await readReport();
+      if (position >= seconds || report.fatal) break;
+      await sleep(POLL_MS);
+    }
+    return {
+      stalls: report.waitingAfterPlaying + report.bufferStalled,
+      waitingAfterPlaying: report.waitingAfterPlaying,
+      bufferStalledErrors: report.bufferStalled,
+      startupMs: report.firstPlayingAt === null ? null : Math.round(report.firstPlayingAt - startedAt),
+      reachedSeconds: round(position, 2),
+      wallSeconds: round((Date.now() - wallStarted) / 1000, 2),
+      fatal: report.fatal,
+      levelSwitches: report.levelSwitches.map((change) => ({
+        atMs: Math.round(change.t - startedAt),
+        height: report.levels[change.level]?.height ?? null,
+      })),
+      slowestLoads: [...report.loads].sort((a, b) => b.totalMs - a.totalMs).slice(0, 5),
+    };
+  } finally {
+    await context.close();
+  }
+};
+
+export const measureColdPlaybackOnFreshServer = async ({
+  repoRoot,
+  env,
+  inputPath,
+  seconds,
+  runs,
+  log,
+}: {
+  repoRoot: string;
+  env: Record<string, string>;
+  inputPath: string;
+  seconds: number;
+  runs: number;
+  log: (line: string) => void;
+}): Promise<{ result: ColdPlaybackResult; serverLogTail: string[] }> => {
+  log('cold playback: starting a fresh Keyframe server (default settings) and Chromium…');
+  const server = await KeyframeServer.start({ repoRoot, env });
+  const inputs = await startStaticServer({ 'input.mp4': inputPath });
+  const pages = await startPlayerPageServer(repoRoot);
+  const browser = await chromium.launch(CHROMIUM_LAUNCH);
+  const db = new AssetDb(server.dataDir);
+  try {
+    const token = await server.createToken();
+    const results: ColdPlaybackRun[] = [];
+    for (let run = 1; run <= runs; run++) {
+      const asset = await createReadyAsset(server.baseUrl, token, db, inputs.url('input.mp4'));
+      const played = await playOnce({ browser, pageOrigin: pages.origin, src: `${server.baseUrl}/${asset.playbackId}.m3u8`, seconds });
+      log(
+        `cold playback ${run}/${runs}: ${played.stalls} stall(s), startup ${played.startupMs} ms, reached ${played.reachedSeconds} s in ${played.wallSeconds} s, ` +
+          `levels ${played.levelSwitches.map((change) => change.height).join('→')}`,
+      );
+      results.push({ assetId: asset.assetId, ...played });
+      // The previous asset's prefetches and audio encode finish before the next viewer starts.
+      await sleep(5_000);
+    }
+    const stalls = results.map((run) => run.stalls);
+    return {
+      result: { seconds, runs: results, medianStalls: median(stalls), maxStalls: stalls.length ? Math.max(...stalls) : null },
+      serverLogTail: server.logs().split('\n').filter(Boolean).slice(-20),
+    };
+  } finally {
+    db.close();
+    await browser.close();
+    await pages.close();
+    await inputs.close();
+    await server.stop();
+  }
+};
