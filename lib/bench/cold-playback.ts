@@ -23,13 +23,15 @@ export type ColdPlaybackRun = {
   fatal: unknown;
   levelSwitches: Array<{ atMs: number; height: number | null }>;
   slowestLoads: PlayerReport['loads'];
+  /** Everything the page recorded (times are page time; `startedAtMs` is when loading began). */
+  timeline: { startedAtMs: number; events: PlayerReport['events']; loads: PlayerReport['loads'] };
 };
 
 export type ColdPlaybackResult = { seconds: number; runs: ColdPlaybackRun[]; medianStalls: number | null; maxStalls: number | null };
 
 const POLL_MS = 250;
 
-const playOnce = async ({
+export const playOnce = async ({
   browser,
   pageOrigin,
   src,
@@ -75,6 +77,7 @@ const playOnce = async ({
         height: report.levels[change.level]?.height ?? null,
       })),
       slowestLoads: [...report.loads].sort((a, b) => b.totalMs - a.totalMs).slice(0, 5),
+      timeline: { startedAtMs: Math.round(startedAt), events: report.events, loads: report.loads },
     };
   } finally {
     await context.close();

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processSingleton } from '../utils/process-singleton';
 
@@ -159,4 +160,15 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
       });
     });
   });
+}
+
+const BACKGROUND_NICENESS = 10;
+
+/** Lowers a child's CPU priority (nice 10): work nobody is waiting for yields to work someone is. */
+export function lowerPriority(pid: number): void {
+  try {
+    os.setPriority(pid, BACKGROUND_NICENESS);
+  } catch {
+    // The process may already have exited; priority is an optimisation, never a requirement.
+  }
 }

@@ -6,7 +6,7 @@ import { getLogger } from '../../log';
 import { Fmp4StreamSplitter } from '../../media/fmp4';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { buildAudioTrackArgs } from '../../media/hls/encode-args';
-import { runProcess } from '../../media/run-process';
+import { lowerPriority, runProcess } from '../../media/run-process';
 import {
   initSegmentPath,
   isStoredFile,
@@ -74,6 +74,9 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
     args: buildAudioTrackArgs({ inputPath: await sourceInput(assetId), durationSeconds: duration }),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
+    // It runs far ahead of any player, so it yields the CPU to the video segments viewers wait for
+    // (at the start of a playback the two overlap).
+    onSpawn: (pid) => lowerPriority(pid),
     onStdout: (chunk) => splitter.push(chunk),
   });
   await written;
