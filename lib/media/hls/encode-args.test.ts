@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { buildAudioTrackArgs, buildVideoSegmentArgs } from './encode-args';
+import { buildAudioTrackArgs, buildInitSegmentArgs, buildVideoSegmentArgs } from './encode-args';
 import { buildLadder } from './ladder';
 
 const [rung] = buildLadder({ display: { width: 1280, height: 720 }, frameRate: 30, encodingTier: 'smart', maxResolutionTier: '1080p' }).slice(-1);
@@ -47,6 +47,19 @@ describe('buildVideoSegmentArgs', () => {
 
   test('the first segment does not seek', () => {
     expect(buildVideoSegmentArgs({ inputPath: 'x', rung: rung!, seekSeconds: 0, durationSeconds: 2 })).not.toContain('-ss');
+  });
+});
+
+describe('buildInitSegmentArgs', () => {
+  test('the segment arguments from the start, stopped after one frame', () => {
+    const args = buildInitSegmentArgs({ inputPath: '/data/source', rung: rung! });
+    expect(args).not.toContain('-ss');
+    expect(valueAfter(args, '-frames:v')).toBe('1');
+    expect(args.indexOf('-frames:v')).toBeLessThan(args.indexOf('-f'));
+    const segment = buildVideoSegmentArgs({ inputPath: '/data/source', rung: rung!, seekSeconds: 0, durationSeconds: 4 });
+    for (const flag of ['-preset', '-profile:v', '-level:v', '-b:v', '-maxrate', '-bufsize', '-g', '-video_track_timescale', '-movflags']) {
+      expect(valueAfter(args, flag)).toBe(valueAfter(segment, flag));
+    }
   });
 });
 

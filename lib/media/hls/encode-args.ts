@@ -97,6 +97,17 @@ export const buildVideoSegmentArgs = ({
 
 // The whole primary audio track, once, as fragmented MP4 on stdout: AAC-LC stereo 48 kHz with an
 // edit list that hides the encoder priming, cut into fixed-size fragments.
+// The init segment of a rung holds only the codec configuration (SPS/PPS), which libx264 derives
+// from the settings, not the pictures: encoding one frame with a segment's exact arguments yields
+// the same bytes as any segment encode (checked by a test), at a fraction of the cost. A player
+// switching rungs asks for the new rung's init.mp4 before its segment.
+export const buildInitSegmentArgs = ({ inputPath, rung }: { inputPath: string; rung: Rung }): string[] => {
+  const frameRate = rung.frameRate ?? 30;
+  const args = buildVideoSegmentArgs({ inputPath, rung, seekSeconds: 0, durationSeconds: 1 / frameRate });
+  args.splice(args.indexOf('-f'), 0, '-frames:v', '1');
+  return args;
+};
+
 export const buildAudioTrackArgs = ({
   inputPath,
   durationSeconds,

@@ -2,11 +2,12 @@ import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
 import { shiftDecodeTime, splitFragmentedMp4 } from '../../media/fmp4';
-import { buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
+import { buildInitSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
 import { runProcess } from '../../media/run-process';
 import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
+import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from './publish-file';
@@ -136,10 +137,46 @@ const watchViewer = (flight: InFlightEncode, viewer: AbortSignal): (() => void) 
   return leave;
 };
 
-export const ensureInitSegment = async (request: Omit<SegmentRequest, 'index'>): Promise<string> => {
-  const initPath = initSegmentPath(getEnv().dataDir, request.assetId, request.rung.name);
+const initEncodes = () => processSingleton('init-encodes', () => new Map<string, Promise<void>>());
+
+const encodeInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index' | 'plan'>): Promise<void> => {
+  const env = getEnv();
+  const inputPath = await sourceInput(assetId);
+  const chunks: Buffer[] = [];
+  const result = await withAssetCancellation(assetId, undefined, (signal) =>
+    runProcess({
+      command: env.ffmpegPath,
+      args: buildInitSegmentArgs({ inputPath, rung }),
+      timeoutMs: ENCODE_TIMEOUT_MS,
+      signal,
+      onStdout: (chunk) => chunks.push(chunk),
+    }),
+  );
+  if (result.aborted) throw new Error(`asset ${assetId} was deleted`);
+  if (result.exitCode !== 0) throw new Error(`ffmpeg exited with ${result.exitCode} encoding the ${rung.name} init segment: ${result.stderr.trim().slice(-500)}`);
+  const initPath = initSegmentPath(env.dataDir, assetId, rung.name);
+  if (!(await isStoredFile(initPath))) await publishFile(initPath, splitFragmentedMp4(Buffer.concat(chunks)).init);
+};
+
+// A player switching rungs asks for the new rung's init.mp4 right before the segment it wants.
+// The init comes from a one-frame encode (about 0.15 s, so it skips the encoder queue) rather than
+// from encoding segment 0, which that player does not need; a starting player, whose segment 0 is
+// already being encoded, gets the init that encode writes.
+export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
+  const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
   if (await isStoredFile(initPath)) return initPath;
-  await ensureVideoSegment({ ...request, index: 0, priority: ENCODE_PRIORITY.onDemand });
+  const segmentZero = inFlightEncodes().get(`${assetId}/${rung.name}/0`);
+  if (segmentZero?.started) {
+    await segmentZero.done.catch(() => undefined);
+    if (await isStoredFile(initPath)) return initPath;
+  }
+  const key = `${assetId}/${rung.name}`;
+  let encode = initEncodes().get(key);
+  if (!encode) {
+    encode = encodeInitSegment({ assetId, rung }).finally(() => initEncodes().delete(key));
+    initEncodes().set(key, encode);
+  }
+  await encode;
   return initPath;
 };
 
