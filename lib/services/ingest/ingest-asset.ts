@@ -159,21 +159,7 @@ export const ingestAsset = async ({
       log.info({ bytes: result.bytes, totalMs: Math.round(performance.now() - startedAt) }, 'input downloaded after the asset became ready');
     }
   } catch (error) {
-    if (signal.aborted) {
-      // Aborted because the asset was deleted: nothing left to do. Otherwise (shutdown) the job
-      // is put back in the queue.
-      if (await cleanUpIfDeleted(assetId)) return;
-      throw error;
-    }
-    if (isDownloadError(error)) {
-      await markAssetErrored({ assetId, type: 'download_failed', messages: [error.message], fromReady: true });
-      return;
-    }
-    if (isMediaInputError(error)) {
-      await markAssetErrored({ assetId, type: 'invalid_input', messages: [error.message] });
-      return;
-    }
-    throw error;
+    await settleFailure(assetId, signal, error);
   } finally {
     signal.removeEventListener('abort', onAbort);
     if (!finished) stopDownload.abort();
@@ -212,16 +198,27 @@ const finishSourceDownload = async ({
     }
     log.info({ bytes: result.bytes }, 'input download resumed and finished');
   } catch (error) {
-    if (signal.aborted) {
-      if (await cleanUpIfDeleted(assetId)) return;
-      throw error;
-    }
-    if (isDownloadError(error)) {
-      await markAssetErrored({ assetId, type: 'download_failed', messages: [error.message], fromReady: true });
-      return;
-    }
+    await settleFailure(assetId, signal, error);
+  }
+};
+
+// An abort is a deletion (clean up) or a shutdown (rethrown: the job goes back in the queue).
+// Problems with the input end in `errored`, also for an asset that was ready while its source was
+// still downloading; anything else is rethrown for the job to retry.
+const settleFailure = async (assetId: string, signal: AbortSignal, error: unknown): Promise<void> => {
+  if (signal.aborted) {
+    if (await cleanUpIfDeleted(assetId)) return;
     throw error;
   }
+  if (isDownloadError(error)) {
+    await markAssetErrored({ assetId, type: 'download_failed', messages: [error.message], fromReady: true });
+    return;
+  }
+  if (isMediaInputError(error)) {
+    await markAssetErrored({ assetId, type: 'invalid_input', messages: [error.message] });
+    return;
+  }
+  throw error;
 };
 
 // A deletion that raced with the ingest may have removed the folder before the download wrote
