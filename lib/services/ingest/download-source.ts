@@ -49,6 +49,10 @@ export const downloadSource = async ({
   const addressPolicy = env.allowPrivateInputUrls ? allowAllAddresses : isPublicAddress;
   const stopEarly = new AbortController();
   const onAbort = () => stopEarly.abort();
+  // Once the main download has every byte, a range request still running is pointless; a server
+  // that trickles it must not keep the inspection waiting.
+  const stopTail = new AbortController();
+  stopEarly.signal.addEventListener('abort', () => stopTail.abort(), { once: true });
   signal.addEventListener('abort', onAbort, { once: true });
 
   let file: GrowingFile | null = null;
@@ -93,6 +97,7 @@ export const downloadSource = async ({
       throw error;
     },
   ).finally(() => {
+    stopTail.abort();
     announceBody(null);
     release();
   });
@@ -111,9 +116,9 @@ export const downloadSource = async ({
                   totalBytes: body.file.totalBytes,
                   filePath: partPath,
                   addressPolicy,
-                  signal: stopEarly.signal,
                   userAgent: USER_AGENT,
                   ifRange: body.validator,
+                  signal: stopTail.signal,
                 });
                 body.file.addRange(start, body.file.totalBytes);
               },
