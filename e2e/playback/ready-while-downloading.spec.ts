@@ -94,6 +94,21 @@ for (const fixture of ['cbr360p40s', 'cbr360p40sIndexLast'] satisfies PlaybackFi
   });
 }
 
+test('a server that trickles the range request does not hold the asset: it is ready once the plain download completes', async ({
+  playbackFixtures,
+  playbackMedia,
+}) => {
+  test.setTimeout(120_000);
+  const sourceFile = await playbackFixtures.ensure('cbr360p40s');
+  const inputUrl = playbackMedia.rangesTrickleUrl(playbackFixtures.file('cbr360p40s'));
+  const created = await api.createAsset({ inputs: [{ url: inputUrl }], playback_policies: ['public'] });
+  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 60_000);
+  expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
+  const fetches = playbackMedia.requestsMatching(`/ranges-trickle/${encodeURIComponent(playbackFixtures.file('cbr360p40s'))}`);
+  expect(fetches.some((request) => request.range !== null), 'the tail was asked for').toBe(true);
+  await expectSourceIdentical(server, created.id, sourceFile);
+});
+
 test('a source whose download breaks after the asset is ready turns the asset errored', async ({ playbackFixtures, playbackMedia }) => {
   test.setTimeout(120_000);
   await playbackFixtures.ensure('cbr360p40s');

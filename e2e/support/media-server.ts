@@ -18,6 +18,8 @@ import path from 'node:path';
 //   /throttled/<file>?bps=N[&cut_at=B]
 //                                    the file at N bytes/s per connection; with cut_at, a response
 //                                    to a request without Range is cut off after B bytes
+//   /ranges-trickle/<file>           the file at full speed, but a Range request gets its 206
+//                                    headers and then a trickle that never finishes
 //   /redirect?to=<path or URL>       302 to that location
 //
 // Files are served with Range support (206, If-Range against Last-Modified), as web servers,
@@ -96,6 +98,10 @@ export class MediaServer {
     return this.url(`/throttled/${encodeURIComponent(file)}?${query}`);
   }
 
+  rangesTrickleUrl(file: string): string {
+    return this.url(`/ranges-trickle/${encodeURIComponent(file)}`);
+  }
+
   redirectUrl(to: string): string {
     return this.url(`/redirect?to=${encodeURIComponent(to)}`);
   }
@@ -162,6 +168,10 @@ export class MediaServer {
       const file = this.resolveFile(second);
       if (!file) return notFound(response);
       if (first === 'slow') return this.trickleForever(file, response);
+      if (first === 'ranges-trickle') {
+        if (!request.headers.range) return sendFile(file, request, response);
+        return this.sendThrottled(file, request, response, TRICKLE_BYTES * (1000 / TRICKLE_INTERVAL_MS), null);
+      }
       if (first === 'throttled') {
         const bytesPerSecond = Number(url.searchParams.get('bps') ?? 1_000_000);
         const cutAt = url.searchParams.get('cut_at');
