@@ -94,8 +94,9 @@ test('hls.js in Chromium plays a cold 30 s 1080p asset: ≥ 10 s of playback, no
   expect(report.fatal, `fatal hls.js error: ${JSON.stringify(report.fatal)}`).toBeNull();
   expect(report.levels.length, 'levels parsed from the multivariant playlist').toBeGreaterThan(0);
   expect(position, `video.currentTime after ${elapsed.toFixed(1)} s`).toBeGreaterThanOrEqual(TARGET_SECONDS);
-  // Zero stalls after the first frame is a target of issue 3 that is not met yet on 2 cores: once
-  // the first segments load fast, hls.js switches to a higher rung whose cold segments (with this
-  // fixture's 8 s source GOP) encode slower than real time. The stall count is reported (annotation
-  // above and the attached report) rather than asserted, and the issue stays open until it is 0.
+  // Zero stalls after the first frame is a target of issue 3, measured over 60 s by the benchmark's
+  // cold-playback phase and not met on every run yet: once the first segments load fast, hls.js
+  // climbs to a higher rung whose cold segment (here with an 8 s source GOP) can take longer than
+  // the buffer lasts while the player shares the 2 cores. Timing is the benchmark's job, so this
+  // test reports the stall count (annotation above and the attached report) rather than assert it.
 });
