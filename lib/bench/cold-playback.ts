@@ -31,7 +31,7 @@ export type ColdPlaybackResult = { seconds: number; runs: ColdPlaybackRun[]; med
 
 const POLL_MS = 250;
 
-export const playOnce = async ({
+const playOnce = async ({
   browser,
   pageOrigin,
   src,
