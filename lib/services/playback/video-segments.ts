@@ -18,6 +18,44 @@ const ENCODE_TIMEOUT_MS = 10 * 60_000;
 
 type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
 
+// Runs one ffmpeg encode to stdout and returns its output; stopped by `cancel` or by the asset's
+// deletion. `what` names the output in errors.
+const encodeToMemory = async ({
+  assetId,
+  args,
+  cancel,
+  what,
+}: {
+  assetId: string;
+  args: string[];
+  cancel?: AbortSignal;
+  what: string;
+}): Promise<Buffer> => {
+  const chunks: Buffer[] = [];
+  const result = await withAssetCancellation(assetId, cancel, async (signal) => {
+    const run = await runProcess({
+      command: getEnv().ffmpegPath,
+      args,
+      timeoutMs: ENCODE_TIMEOUT_MS,
+      signal,
+      onStdout: (chunk) => chunks.push(chunk),
+    });
+    return { ...run, stopped: signal.aborted };
+  });
+  if (result.stopped) throw new Error(cancel?.aborted ? `${what} was cancelled` : `asset ${assetId} was deleted`);
+  if (result.exitCode !== 0) {
+    const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
+    throw new Error(`ffmpeg ${reason} encoding ${what}: ${result.stderr.trim().slice(-500)}`);
+  }
+  return Buffer.concat(chunks);
+};
+
+// Every encode of a rung yields the same init segment; the first one to finish provides it.
+const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promise<void> => {
+  const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
+  if (!(await isStoredFile(initPath))) await publishFile(initPath, init);
+};
+
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
 // keyframe at its start, then the fragments' decode times are moved to the segment's place on
 // the plan's timeline, so consecutive segments continue each other with no discontinuity.
@@ -30,33 +68,21 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
   if (!videoPlan || !segment) throw new RangeError(`segment ${index} is not in the plan`);
 
   const window = encodeWindow(videoPlan, index);
-  const chunks: Buffer[] = [];
   const startedAt = performance.now();
   const inputPath = await sourceInput(assetId);
-  const result = await withAssetCancellation(assetId, cancel, async (signal) => {
-    const run = await runProcess({
-      command: env.ffmpegPath,
-      args: buildVideoSegmentArgs({ inputPath, rung, ...window }),
-      timeoutMs: ENCODE_TIMEOUT_MS,
-      signal,
-      onStdout: (chunk) => chunks.push(chunk),
-    });
-    return { ...run, stopped: signal.aborted };
+  const output = await encodeToMemory({
+    assetId,
+    args: buildVideoSegmentArgs({ inputPath, rung, ...window }),
+    cancel,
+    what: `${rung.name} segment ${index}`,
   });
-  if (result.stopped) throw new Error(cancel.aborted ? `${rung.name} segment ${index} was cancelled` : `asset ${assetId} was deleted`);
-  if (result.exitCode !== 0) {
-    const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
-    throw new Error(`ffmpeg ${reason} encoding ${rung.name} segment ${index}: ${result.stderr.trim().slice(-500)}`);
-  }
 
-  const { init, fragments } = splitFragmentedMp4(Buffer.concat(chunks));
+  const { init, fragments } = splitFragmentedMp4(output);
   if (fragments.length === 0) throw new Error(`ffmpeg produced no frames for ${rung.name} segment ${index}`);
   const offset = BigInt(Math.round(segment.start * VIDEO_TIMESCALE));
   const media = Buffer.concat(fragments.map((fragment) => shiftDecodeTime(fragment, offset)));
 
-  // Every encode of a rung yields the same init segment; the first one to finish provides it.
-  const initPath = initSegmentPath(env.dataDir, assetId, rung.name);
-  if (!(await isStoredFile(initPath))) await publishFile(initPath, init);
+  await publishInitOnce(assetId, rung, init);
   await publishFile(target, media);
   segmentCache().record(target, media.length);
   getLogger().debug(
@@ -140,22 +166,9 @@ const watchViewer = (flight: InFlightEncode, viewer: AbortSignal): (() => void) 
 const initEncodes = () => processSingleton('init-encodes', () => new Map<string, Promise<void>>());
 
 const encodeInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index' | 'plan'>): Promise<void> => {
-  const env = getEnv();
   const inputPath = await sourceInput(assetId);
-  const chunks: Buffer[] = [];
-  const result = await withAssetCancellation(assetId, undefined, (signal) =>
-    runProcess({
-      command: env.ffmpegPath,
-      args: buildInitSegmentArgs({ inputPath, rung }),
-      timeoutMs: ENCODE_TIMEOUT_MS,
-      signal,
-      onStdout: (chunk) => chunks.push(chunk),
-    }),
-  );
-  if (result.aborted) throw new Error(`asset ${assetId} was deleted`);
-  if (result.exitCode !== 0) throw new Error(`ffmpeg exited with ${result.exitCode} encoding the ${rung.name} init segment: ${result.stderr.trim().slice(-500)}`);
-  const initPath = initSegmentPath(env.dataDir, assetId, rung.name);
-  if (!(await isStoredFile(initPath))) await publishFile(initPath, splitFragmentedMp4(Buffer.concat(chunks)).init);
+  const output = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung }), what: `the ${rung.name} init segment` });
+  await publishInitOnce(assetId, rung, splitFragmentedMp4(output).init);
 };
 
 // A player switching rungs asks for the new rung's init.mp4 right before the segment it wants.
