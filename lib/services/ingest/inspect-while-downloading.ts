@@ -102,6 +102,7 @@ export const inspectWhileDownloading = async ({
   }
 };
 
+// Throws on errors; inspectWhileDownloading turns them into null.
 const inspectWithIndex = async ({
   file,
   layout,
@@ -129,34 +130,30 @@ const inspectWithIndex = async ({
     timings[name] = Math.round(performance.now() - startedAt);
     return value;
   };
-  try {
-    // Fetching the tail only pays when the main download is far from it.
-    const tailFetched =
-      start > file.contiguousBytes + tailBytes
-        ? fetchTail(start).then(
-            () => mark('tailFetchedMs', true),
-            () => mark('tailFailedMs', false),
-          )
-        : Promise.resolve(false);
-    // A faststart file is probed from its head while the tail arrives; a moov-last one needs the
-    // tail first, and without it has nothing to probe until the download is over.
-    if (layout.kind === 'index-last' && !(await tailFetched)) return null;
+  // Fetching the tail only pays when the main download is far from it.
+  const tailFetched =
+    start > file.contiguousBytes + tailBytes
+      ? fetchTail(start).then(
+          () => mark('tailFetchedMs', true),
+          () => mark('tailFailedMs', false),
+        )
+      : Promise.resolve(false);
+  // A faststart file is probed from its head while the tail arrives; a moov-last one needs the
+  // tail first, and without it has nothing to probe until the download is over.
+  if (layout.kind === 'index-last' && !(await tailFetched)) return null;
 
-    const probe = mark('probedMs', await probeMedia({ ffprobePath, inputPath: inputUrl, signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS }));
-    if (!isMp4Family(probe)) return null;
-    const decodes = (end: 'start' | 'end') =>
-      verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal, ends: [end] }).then(
-        () => mark(`${end}DecodedMs`, true),
-        () => mark(`${end}FailedMs`, false),
-      );
-    const [startDecoded, endDecoded] = await Promise.all([
-      decodes('start'),
-      // Without the tail, the end would only be readable once the download reaches it.
-      tailFetched.then((fetched) => fetched && decodes('end')),
-    ]);
-    if (!startDecoded) return { probe, decodedEnds: [], timings };
-    return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings };
-  } catch {
-    return null;
-  }
+  const probe = mark('probedMs', await probeMedia({ ffprobePath, inputPath: inputUrl, signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS }));
+  if (!isMp4Family(probe)) return null;
+  const decodes = (end: 'start' | 'end') =>
+    verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal, ends: [end] }).then(
+      () => mark(`${end}DecodedMs`, true),
+      () => mark(`${end}FailedMs`, false),
+    );
+  const [startDecoded, endDecoded] = await Promise.all([
+    decodes('start'),
+    // Without the tail, the end would only be readable once the download reaches it.
+    tailFetched.then((fetched) => fetched && decodes('end')),
+  ]);
+  if (!startDecoded) return { probe, decodedEnds: [], timings };
+  return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings };
 };
