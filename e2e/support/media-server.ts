@@ -1,9 +1,9 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
-import parseRange from 'range-parser';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
+import { writeFileHeaders as writeHeadersFor } from '../../lib/bench/static-server';
 
 // A static file server on 127.0.0.1 that plays "the internet" for ingest tests. It serves the
 // generated fixtures and, when present, the shared media folder, by file name:
@@ -282,24 +282,10 @@ const notFound = (response: http.ServerResponse) => {
   response.end('Not found\n');
 };
 
-// Writes the status and headers for `file`, honouring Range (and If-Range); returns the byte span to send.
+// Status and headers for `file`, honouring Range (and If-Range); returns the byte span to send.
 const writeFileHeaders = (file: string, request: http.IncomingMessage, response: http.ServerResponse): { start: number; end: number } => {
   const { size, mtime } = statSync(file);
-  const lastModified = mtime.toUTCString();
-  const ifRange = request.headers['if-range'];
-  const ranges = request.headers.range && (!ifRange || ifRange === lastModified) ? parseRange(size, request.headers.range) : null;
-  const common = { 'content-type': contentType(file), 'accept-ranges': 'bytes', 'last-modified': lastModified };
-  if (ranges === -1) {
-    response.writeHead(416, { ...common, 'content-range': `bytes */${size}` });
-    return { start: 0, end: 0 };
-  }
-  const single = Array.isArray(ranges) && ranges.length === 1 ? ranges[0] : undefined;
-  if (single) {
-    response.writeHead(206, { ...common, 'content-length': String(single.end - single.start + 1), 'content-range': `bytes ${single.start}-${single.end}/${size}` });
-    return { start: single.start, end: single.end + 1 };
-  }
-  response.writeHead(200, { ...common, 'content-length': String(size) });
-  return { start: 0, end: size };
+  return writeHeadersFor(request, response, { size, modifiedAt: mtime, contentType: contentType(file) });
 };
 
 const sendFile = (file: string, request: http.IncomingMessage, response: http.ServerResponse) => {

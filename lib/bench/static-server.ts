@@ -15,6 +15,36 @@ export type StaticServer = {
   close: () => Promise<void>;
 };
 
+/**
+ * Writes the status and headers for a file of `size` bytes, honouring a single Range (and If-Range
+ * against Last-Modified) as web servers and object stores do; returns the byte span [start, end) to send.
+ */
+export const writeFileHeaders = (
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  { size, modifiedAt, contentType }: { size: number; modifiedAt: Date; contentType: string },
+): { start: number; end: number } => {
+  const lastModified = modifiedAt.toUTCString();
+  const ifRange = request.headers['if-range'];
+  const ranges = request.headers.range && (!ifRange || ifRange === lastModified) ? parseRange(size, request.headers.range) : null;
+  const common = { 'content-type': contentType, 'accept-ranges': 'bytes', 'last-modified': lastModified };
+  if (ranges === -1) {
+    response.writeHead(416, { ...common, 'content-range': `bytes */${size}` });
+    return { start: 0, end: 0 };
+  }
+  const single = Array.isArray(ranges) && ranges.length === 1 ? ranges[0] : undefined;
+  if (single) {
+    response.writeHead(206, {
+      ...common,
+      'content-length': String(single.end - single.start + 1),
+      'content-range': `bytes ${single.start}-${single.end}/${size}`,
+    });
+    return { start: single.start, end: single.end + 1 };
+  }
+  response.writeHead(200, { ...common, 'content-length': String(size) });
+  return { start: 0, end: size };
+};
+
 export const startStaticServer = async (initialFiles: Record<string, string>): Promise<StaticServer> => {
   const files: Record<string, string> = { ...initialFiles };
   const server = http.createServer((request, response) => {
@@ -26,22 +56,12 @@ export const startStaticServer = async (initialFiles: Record<string, string>): P
     }
     stat(filePath).then(
       ({ size, mtime }) => {
-        const lastModified = mtime.toUTCString();
-        const ifRange = request.headers['if-range'];
-        const ranges = request.headers.range && (!ifRange || ifRange === lastModified) ? parseRange(size, request.headers.range) : null;
-        const range = Array.isArray(ranges) && ranges.length === 1 ? ranges[0]! : null;
-        const headers = { 'content-type': 'video/mp4', 'accept-ranges': 'bytes', 'last-modified': lastModified };
-        if (range) {
-          const length = range.end - range.start + 1;
-          response.writeHead(206, { ...headers, 'content-length': String(length), 'content-range': `bytes ${range.start}-${range.end}/${size}` });
-        } else {
-          response.writeHead(200, { ...headers, 'content-length': String(size) });
-        }
-        if (request.method === 'HEAD') {
+        const { start, end } = writeFileHeaders(request, response, { size, modifiedAt: mtime, contentType: 'video/mp4' });
+        if (request.method === 'HEAD' || end === start) {
           response.end();
           return;
         }
-        const stream = createReadStream(filePath, range ? { start: range.start, end: range.end } : {});
+        const stream = createReadStream(filePath, { start, end: end - 1 });
         stream.on('error', () => response.destroy());
         response.on('close', () => stream.destroy());
         stream.pipe(response);
