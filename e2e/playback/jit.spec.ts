@@ -294,6 +294,33 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
     expect(decoded.frames).toBe(expectedFrames);
     expect(decoded.firstPts, 'segment starts at its place on the timeline').toBeCloseTo(start, 2);
   });
+
+  test('a viewer switching rungs stops the unwatched prefetch of the rung it left', async () => {
+    // On 2 cores the prefetch left running beside a switch's cold segment is what made it late.
+    const from = await loadRendition(server, asset, '540p');
+    const to = await loadRendition(server, asset, '720p');
+    const index = 3;
+    const nextStart = segmentStart(from.playlist, index + 1);
+    const left = path.join(server.assetDir(asset.assetId), 'hls', from.name, `${index + 1}.m4s`);
+    const isPrefetch = (entry: ProcessEntry) => encoderFor(asset.assetId, from.width)(entry) && Math.abs(seekOf(entry) - nextStart) < 1;
+    const watch = watchProcesses(server.pid, isPrefetch, { intervalMs: 10 });
+    try {
+      expect((await httpGet(from.playlist.segments[index]!.url)).status).toBe(200);
+      const deadline = Date.now() + 10_000;
+      while (watch.seen.size === 0 && Date.now() < deadline) await sleep(10);
+      expect(watch.seen.size, `the prefetch of ${from.name} segment ${index + 1} started`).toBe(1);
+
+      const switched = await httpGet(to.playlist.segments[index + 1]!.url);
+      expect(switched.status).toBe(200);
+      const decoded = await decodeSegment(to.init, switched.body, 'switched');
+      expect(decoded.stderr.trim()).toBe('');
+      await sleep(1_500);
+      expect(existsSync(left), `${left}: the prefetch nobody waited for was stopped, not finished`).toBe(false);
+      expect(strayVideoFiles(server, asset.assetId), 'temp/partial files in the video rung folders').toEqual([]);
+    } finally {
+      await watch.stop();
+    }
+  });
 });
 
 test.describe('(d) rendition cache with RENDITION_CACHE_MAX_BYTES', () => {

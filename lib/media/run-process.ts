@@ -162,9 +162,10 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
   });
 }
 
-const BACKGROUND_NICENESS = 10;
+// The lowest priority: such work runs on what foreground work leaves idle.
+const BACKGROUND_NICENESS = 19;
 
-/** Lowers a child's CPU priority (nice 10): work nobody is waiting for yields to work someone is. */
+/** Lowers a child's CPU priority (nice 19): work nobody is waiting for yields to work someone is. */
 export function lowerPriority(pid: number): void {
   try {
     os.setPriority(pid, BACKGROUND_NICENESS);

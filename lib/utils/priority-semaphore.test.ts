@@ -184,16 +184,3 @@ describe('PrioritySemaphore', () => {
     await expect(new PrioritySemaphore(1).run(Number.NaN, async () => 1)).rejects.toThrow(RangeError);
   });
 });
-
-describe('PrioritySemaphore.isFull', () => {
-  it('is full while every slot is taken or someone waits', async () => {
-    const semaphore = new PrioritySemaphore(1);
-    expect(semaphore.isFull()).toBe(false);
-    let release!: () => void;
-    const running = semaphore.run(1, () => new Promise<void>((resolve) => (release = resolve)));
-    expect(semaphore.isFull()).toBe(true);
-    release();
-    await running;
-    expect(semaphore.isFull()).toBe(false);
-  });
-});

@@ -57,11 +57,6 @@ export class PrioritySemaphore {
     return this.running;
   }
 
-  /** Whether a new task would have to wait. */
-  isFull(): boolean {
-    return this.running >= this.limit || this.waiting.length > 0;
-  }
-
   private enqueue(waiter: Waiter): void {
     // After the last waiter of the same or a more urgent priority: FIFO within a priority.
     let low = 0;

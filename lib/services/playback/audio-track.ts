@@ -25,6 +25,8 @@ import { publishFile } from './publish-file';
 export const AUDIO_RENDITION = 'audio';
 const ENCODE_TIMEOUT_MS = 6 * 60 * 60_000;
 const SEGMENT_WAIT_MS = 120_000;
+// How far ahead of the start the encode runs at normal priority before yielding the CPU.
+const PRIORITY_LEAD_SECONDS = 20;
 
 type AudioEncode = { done: Promise<void>; progress: EventEmitter };
 
@@ -52,6 +54,7 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
   const env = getEnv();
   let written = Promise.resolve();
   let segments = 0;
+  let encoderPid: number | undefined;
   // Nothing more is written once the asset is deleted, so its folder is not recreated.
   const publishInOrder = (target: string, data: Buffer, onDone: () => void) => {
     written = written.then(async () => {
@@ -64,6 +67,13 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
     onInit: (init) => publishInOrder(initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION), init, () => progress.emit('init')),
     onFragment: (fragment, index) => {
       segments = index + 1;
+      // A starting player needs the first seconds now; the rest of the track, far ahead of any
+      // player, yields the CPU to the video segments viewers are waiting for (a cold playback
+      // overlaps this encode for its first several seconds).
+      if (encoderPid !== undefined && segments * AUDIO_SEGMENT_SECONDS >= PRIORITY_LEAD_SECONDS) {
+        lowerPriority(encoderPid);
+        encoderPid = undefined;
+      }
       publishInOrder(mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index), fragment, () =>
         progress.emit('segment', index),
       );
@@ -74,9 +84,9 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
     args: buildAudioTrackArgs({ inputPath: await sourceInput(assetId), durationSeconds: duration }),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
-    // It runs far ahead of any player, so it yields the CPU to the video segments viewers wait for
-    // (at the start of a playback the two overlap).
-    onSpawn: (pid) => lowerPriority(pid),
+    onSpawn: (pid) => {
+      encoderPid = pid;
+    },
     onStdout: (chunk) => splitter.push(chunk),
   });
   await written;

@@ -193,17 +193,17 @@ export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 
   return initPath;
 };
 
-// A viewer asking for a rung has switched away from the asset's other rungs, so their queued
-// prefetches are dropped before this request waits for an encoder. When every encoder is busy,
-// running ones go too (their ffmpeg is killed): a player switching down to a small rung must not
-// wait behind big encodes nobody is going to watch. While a slot is free they are left to finish,
-// as they may serve another viewer on that rung.
+// A viewer asking for a rung has switched away from the asset's other rungs, so the prefetches
+// of those rungs that nobody is waiting for are dropped, running ones included (their ffmpeg is
+// killed). On a small box the switch is the worst moment to share the CPU: the new rung's segment
+// is cold and the player's buffer is short, and an unwatched encode beside it can double its time.
+// Another viewer on the old rung loses only speculation: its next segment is encoded on request.
 export const dropOtherRungPrefetches = ({ assetId, rung }: Pick<SegmentRequest, 'assetId' | 'rung'>): void => {
-  const killRunning = encoderSlots().isFull();
   for (const [key, flight] of inFlightEncodes()) {
     const isOtherRung = key.startsWith(`${assetId}/`) && !key.startsWith(`${assetId}/${rung.name}/`);
-    if (!isOtherRung || flight.priority !== ENCODE_PRIORITY.prefetch) continue;
-    if (!flight.started || killRunning) flight.cancel.abort(new Error('the viewer switched rungs'));
+    if (isOtherRung && flight.priority === ENCODE_PRIORITY.prefetch && flight.viewers === 0) {
+      flight.cancel.abort(new Error('the viewer switched rungs'));
+    }
   }
 };
 
