@@ -166,6 +166,7 @@ describe('parseProbeOutput', () => {
       displayWidth: 1080,
       displayHeight: 1920,
       frameRate: 51600 / 1841,
+      constantFrameRate: false,
       bitRate: 8413132,
       durationSeconds: 2.548333,
       isAttachedPicture: false,
@@ -198,6 +199,17 @@ describe('parseProbeOutput', () => {
     expect(probe.audio[0]).toMatchObject({ codec: 'mp3', channels: 2, sampleRate: 44100, bitRate: 150357, language: null });
     expect(probe.video).toHaveLength(1);
     expect(probe.video[0]).toMatchObject({ index: 1, codec: 'mjpeg', isAttachedPicture: true, frameRate: null, displayWidth: 300 });
+  });
+
+  it('calls a stream constant-frame-rate only when its average rate equals its base rate', () => {
+    const withRates = (r_frame_rate: string, avg_frame_rate: string) =>
+      parseProbeOutput({ streams: [{ index: 0, codec_type: 'video', codec_name: 'h264', width: 640, height: 360, r_frame_rate, avg_frame_rate }], format: {} })
+        .video[0]?.constantFrameRate;
+    expect(withRates('30/1', '30/1')).toBe(true);
+    expect(withRates('30000/1001', '30000/1001')).toBe(true);
+    expect(withRates('30000/1001', '51600/1841')).toBe(false);
+    expect(withRates('25/1', '0/0')).toBe(false);
+    expect(withRates('90000/1', '90000/1')).toBe(false);
   });
 
   it('survives N/A values, tag-only durations and anamorphic pixels; drops subtitles', () => {

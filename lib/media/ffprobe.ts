@@ -20,6 +20,8 @@ export type VideoStreamInfo = {
   displayHeight: number;
   /** Average fps from avg_frame_rate, falling back to r_frame_rate; null if unknown. */
   frameRate: number | null;
+  /** avg_frame_rate equals r_frame_rate: every frame sits on one grid (false for VFR phone video). */
+  constantFrameRate: boolean;
   bitRate: number | null;
   durationSeconds: number | null;
   /** Cover art (e.g. in MP3/M4A): not real video, such files count as audio-only. */
@@ -111,6 +113,12 @@ function parseFrameRate(stream: JsonObject): number | null {
   return null;
 }
 
+function isConstantFrameRate(stream: JsonObject): boolean {
+  const average = parseRatio(stream.avg_frame_rate, '/');
+  const base = parseRatio(stream.r_frame_rate, '/');
+  return average !== null && base !== null && average < MAX_PLAUSIBLE_FPS && Math.abs(average - base) <= base * 1e-6;
+}
+
 function normaliseClockwise(degrees: number): Rotation {
   const quarterTurns = ((Math.round(degrees / 90) % 4) + 4) % 4;
   return ([0, 90, 180, 270] as const)[quarterTurns] ?? 0;
@@ -147,6 +155,7 @@ function parseVideoStream(stream: JsonObject, index: number): VideoStreamInfo {
     displayWidth: sideways ? height : uprightWidth,
     displayHeight: sideways ? uprightWidth : height,
     frameRate: parseFrameRate(stream),
+    constantFrameRate: isConstantFrameRate(stream),
     bitRate: streamBitRate(stream, tags),
     durationSeconds: streamDuration(stream, tags),
     isAttachedPicture: toNumber(asObject(stream.disposition).attached_pic) === 1,

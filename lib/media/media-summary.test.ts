@@ -14,6 +14,7 @@ function video(overrides: Partial<VideoStreamInfo> = {}): VideoStreamInfo {
     displayWidth: 1920,
     displayHeight: 1080,
     frameRate: 30,
+    constantFrameRate: true,
     bitRate: 5_000_000,
     durationSeconds: 10,
     isAttachedPicture: false,

@@ -45,6 +45,15 @@ describe('buildVideoSegmentArgs', () => {
     expect(valueAfter(buildVideoSegmentArgs({ inputPath: 'x', rung: uhd, seekSeconds: 0, durationSeconds: 2 }), '-preset')).toBe('veryfast');
   });
 
+  test('with a keyframe lookahead: a plain seek past the cut, and the trim drops what precedes it', () => {
+    const ahead = buildVideoSegmentArgs({ inputPath: 'x', rung: rung!, seekSeconds: 3.983333, durationSeconds: 4, keyframeLookaheadSeconds: 0.025 });
+    expect(ahead.indexOf('-noaccurate_seek')).toBeLessThan(ahead.indexOf('-ss'));
+    expect(valueAfter(ahead, '-ss')).toBe('4.008333');
+    expect(valueAfter(ahead, '-t')).toBe('4.066667');
+    expect(valueAfter(ahead, '-vf')).toBe('trim=start=-0.025000:end=3.975000,setpts=PTS-STARTPTS,scale=1280:720:flags=bicubic,format=yuv420p');
+    expect(args).not.toContain('-noaccurate_seek');
+  });
+
   test('the first segment does not seek', () => {
     expect(buildVideoSegmentArgs({ inputPath: 'x', rung: rung!, seekSeconds: 0, durationSeconds: 2 })).not.toContain('-ss');
   });

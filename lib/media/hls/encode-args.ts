@@ -19,6 +19,7 @@ export const buildVideoSegmentArgs = ({
   rung,
   seekSeconds,
   durationSeconds,
+  keyframeLookaheadSeconds = 0,
   preset = presetForRung(rung),
   threads = 0,
 }: {
@@ -26,6 +27,9 @@ export const buildVideoSegmentArgs = ({
   rung: Rung;
   seekSeconds: number;
   durationSeconds: number;
+  // See encodeWindow: the input seek goes this far past the cut, and the trim filter (not the
+  // seek) drops the frames before it.
+  keyframeLookaheadSeconds?: number;
   preset?: string;
   threads?: number;
 }): string[] => {
@@ -34,12 +38,21 @@ export const buildVideoSegmentArgs = ({
   // `-t` alone decides on a frame's end time, which drops the last frame of some windows; the
   // trim filter cuts exactly on start times, and a slightly longer `-t` just stops reading.
   const readLimit = durationSeconds + 2 / frameRate;
+  const lookahead = seekSeconds > 0 ? keyframeLookaheadSeconds : 0;
+  // Without a lookahead, ffmpeg's accurate seek drops what precedes the cut and starts the
+  // timestamps there. With one, timestamps start at the seek point, so the cut is at −lookahead
+  // and the kept frames are moved back to start at zero.
+  const window =
+    lookahead > 0
+      ? `trim=start=${(-lookahead).toFixed(6)}:end=${(durationSeconds - lookahead).toFixed(6)},setpts=PTS-STARTPTS`
+      : `trim=end=${durationSeconds.toFixed(6)}`;
   return [
     '-hide_banner',
     '-nostdin',
     '-v',
     'error',
-    ...(seekSeconds > 0 ? ['-ss', seekSeconds.toFixed(6)] : []),
+    ...(lookahead > 0 ? ['-noaccurate_seek'] : []),
+    ...(seekSeconds > 0 ? ['-ss', (seekSeconds + lookahead).toFixed(6)] : []),
     '-i',
     inputPath,
     '-t',
@@ -58,7 +71,7 @@ export const buildVideoSegmentArgs = ({
     '-enc_time_base:v',
     `1/${VIDEO_TIMESCALE}`,
     '-vf',
-    `trim=end=${durationSeconds.toFixed(6)},scale=${rung.width}:${rung.height}:flags=bicubic,format=yuv420p`,
+    `${window},scale=${rung.width}:${rung.height}:flags=bicubic,format=yuv420p`,
     '-c:v',
     'libx264',
     '-preset',

@@ -40,7 +40,7 @@ describe('encodeWindow', () => {
   const plan = buildSegmentPlan({ duration: 10, frameRate: 30 });
   test('windows start and end half a frame before boundaries and tile the timeline', () => {
     const windows = plan.segments.map((_, index) => encodeWindow(plan, index));
-    expect(windows[0]).toEqual({ seekSeconds: 0, durationSeconds: expect.closeTo(2 - 1 / 60, 6) });
+    expect(windows[0]).toEqual({ seekSeconds: 0, durationSeconds: expect.closeTo(2 - 1 / 60, 6), keyframeLookaheadSeconds: 0 });
     expect(windows[1]?.seekSeconds).toBeCloseTo(2 - 1 / 60, 6);
     for (let index = 1; index < windows.length; index++) {
       const previous = windows[index - 1];
@@ -52,6 +52,13 @@ describe('encodeWindow', () => {
   });
   test('an index outside the plan is an error', () => {
     expect(() => encodeWindow(plan, 99)).toThrow(RangeError);
+  });
+  test('the seek looks ¾ frame past the cut only on a constant-frame-rate source, never for segment 0', () => {
+    expect(plan.segments.map((_, index) => encodeWindow(plan, index).keyframeLookaheadSeconds)).toEqual(plan.segments.map(() => 0));
+    const constant = buildSegmentPlan({ duration: 10, frameRate: 30, constantFrameRate: true });
+    expect(encodeWindow(constant, 0).keyframeLookaheadSeconds).toBe(0);
+    expect(encodeWindow(constant, 2).keyframeLookaheadSeconds).toBeCloseTo(0.75 / 30, 6);
+    expect(encodeWindow(constant, 2).seekSeconds).toBe(encodeWindow(plan, 2).seekSeconds);
   });
 });
 

@@ -13,6 +13,7 @@ const video = {
   displayWidth: 1920,
   displayHeight: 1080,
   frameRate: 29.97,
+  constantFrameRate: true,
   bitRate: 5_000_000,
   durationSeconds: 60,
   isAttachedPicture: false,

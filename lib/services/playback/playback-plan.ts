@@ -38,7 +38,7 @@ export const buildPlaybackPlan = ({
   const audioDuration = audio ? cap(audio.durationSeconds) : 0;
 
   return {
-    video: hasVideo ? buildSegmentPlan({ duration: videoDuration, frameRate }) : null,
+    video: hasVideo ? buildSegmentPlan({ duration: videoDuration, frameRate, constantFrameRate: video.constantFrameRate }) : null,
     rungs: hasVideo
       ? buildLadder({
           display: { width: video.displayWidth, height: video.displayHeight },
