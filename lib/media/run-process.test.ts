@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { activeProcessCount, killAllProcesses, runProcess } from './run-process';
+import { activeProcessCount, killAllProcesses, lowerPriority, runProcess } from './run-process';
 
 /** A killed orphan may linger as a zombie until init reaps it; that counts as dead. */
 function isAlive(pid: number): boolean {
@@ -87,5 +87,36 @@ describe('runProcess', () => {
     const results = await Promise.all(runs);
     expect(results.map((r) => r.signal)).toEqual(['SIGKILL', 'SIGKILL', 'SIGKILL']);
     expect(activeProcessCount()).toBe(0);
+  });
+});
+
+describe('lowerPriority', () => {
+  const niceOf = (pid: number, thread: string) => {
+    const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  };
+
+  it('lowers every thread of a running process, not only its main one', async () => {
+    const controller = new AbortController();
+    let pid = 0;
+    // Node starts its worker threads at once; they exist before the call, as ffmpeg's do.
+    const running = runProcess({
+      command: process.execPath,
+      args: ['-e', 'setTimeout(() => {}, 20000)'],
+      signal: controller.signal,
+      onSpawn: (spawned) => {
+        pid = spawned;
+      },
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const threads = readdirSync(`/proc/${pid}/task`);
+      expect(threads.length).toBeGreaterThan(1);
+      lowerPriority(pid);
+      expect(threads.map((thread) => niceOf(pid, thread))).toEqual(threads.map(() => 19));
+    } finally {
+      controller.abort();
+      await running;
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processSingleton } from '../utils/process-singleton';
@@ -165,11 +166,24 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
 // The lowest priority: such work runs on what foreground work leaves idle.
 const BACKGROUND_NICENESS = 19;
 
-/** Lowers a child's CPU priority (nice 19): work nobody is waiting for yields to work someone is. */
-export function lowerPriority(pid: number): void {
+// On Linux a nice value belongs to a thread, and a process's threads only inherit it when they
+// are created: a running ffmpeg keeps its worker threads at the old priority unless each is
+// reniced. Elsewhere there is only the process id.
+const threadIds = (pid: number): number[] => {
   try {
-    os.setPriority(pid, BACKGROUND_NICENESS);
+    return readdirSync(`/proc/${pid}/task`).map(Number).filter(Number.isInteger);
   } catch {
-    // The process may already have exited; priority is an optimisation, never a requirement.
+    return [pid];
+  }
+};
+
+/** Lowers a child's CPU priority (nice 19), all its threads: work nobody is waiting for yields to work someone is. */
+export function lowerPriority(pid: number): void {
+  for (const id of threadIds(pid)) {
+    try {
+      os.setPriority(id, BACKGROUND_NICENESS);
+    } catch {
+      // The thread may already have exited; priority is an optimisation, never a requirement.
+    }
   }
 }

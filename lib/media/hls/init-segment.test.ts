@@ -35,8 +35,12 @@ describe('init segment from one frame', () => {
   const rungs = buildLadder({ display: { width: 1920, height: 1080 }, frameRate: 30, encodingTier: 'smart', maxResolutionTier: '1080p' });
   test.each(rungs.map((rung) => [rung.name, rung] as const))('%s: same bytes as the init of a mid-file segment encode', async (_name, rung) => {
     const fromSegment = await encode(buildVideoSegmentArgs({ inputPath: source, rung, seekSeconds: 3.983, durationSeconds: 2 }));
+    const fromLookaheadSeek = await encode(
+      buildVideoSegmentArgs({ inputPath: source, rung, seekSeconds: 3.983, durationSeconds: 2, keyframeLookaheadSeconds: 0.025 }),
+    );
     const fromOneFrame = await encode(buildInitSegmentArgs({ inputPath: source, rung }));
     expect(fromOneFrame.fragments).toHaveLength(1);
     expect(fromOneFrame.init.equals(fromSegment.init)).toBe(true);
+    expect(fromOneFrame.init.equals(fromLookaheadSeek.init)).toBe(true);
   });
 });
