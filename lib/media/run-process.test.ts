@@ -90,13 +90,21 @@ describe('runProcess', () => {
   });
 });
 
+const autogroupsEnabled = () => {
+  try {
+    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
+  } catch {
+    return false;
+  }
+};
+
 describe('lowerPriority', () => {
   const niceOf = (pid: number, thread: string) => {
     const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
   };
 
-  it('lowers every thread of a running process, not only its main one', async () => {
+  it('lowers every thread of a running process and its session, not only its main thread', async () => {
     const controller = new AbortController();
     let pid = 0;
     // Node starts its worker threads at once; they exist before the call, as ffmpeg's do.
@@ -114,6 +122,9 @@ describe('lowerPriority', () => {
       expect(threads.length).toBeGreaterThan(1);
       lowerPriority(pid);
       expect(threads.map((thread) => niceOf(pid, thread))).toEqual(threads.map(() => 19));
+      // A detached child leads a session of its own; with autogroups that session's nice value
+      // decides its share against other sessions, whatever its threads' values.
+      if (autogroupsEnabled()) expect(readFileSync(`/proc/${pid}/autogroup`, 'utf8')).toMatch(/ nice 19$/m);
     } finally {
       controller.abort();
       await running;

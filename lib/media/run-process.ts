@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processSingleton } from '../utils/process-singleton';
@@ -177,8 +177,21 @@ const threadIds = (pid: number): number[] => {
   }
 };
 
-/** Lowers a child's CPU priority (nice 19), all its threads: work nobody is waiting for yields to work someone is. */
+// Children run in sessions of their own (so a kill reaches their whole tree), and with the
+// scheduler's autogroups (on by default in most distributions) CPU is first shared equally between
+// sessions: a thread's nice value then only ranks it within its own session. The session's nice
+// value is what ranks it against the encodes viewers are waiting for.
+const lowerSessionPriority = (pid: number): void => {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(BACKGROUND_NICENESS));
+  } catch {
+    // No autogroups here (another OS, or a kernel without them): thread priorities are enough.
+  }
+};
+
+/** Lowers a child's CPU priority to nice 19, every thread and its session: work nobody is waiting for yields to work someone is. */
 export function lowerPriority(pid: number): void {
+  lowerSessionPriority(pid);
   for (const id of threadIds(pid)) {
     try {
       os.setPriority(id, BACKGROUND_NICENESS);
