@@ -129,6 +129,9 @@ const segmentStart = (playlist: MediaPlaylist, index: number) =>
 const encoderFor = (assetId: string, width: number) => (entry: ProcessEntry) =>
   isFfmpeg(entry) && entry.command.includes(assetId) && scalesToWidth(entry, width);
 
+const autogroupsEnabled = (): boolean =>
+  existsSync('/proc/sys/kernel/sched_autogroup_enabled') && readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
+
 const seekOf = (entry: ProcessEntry): number => {
   const at = entry.argv.indexOf('-ss');
   return at === -1 ? 0 : Number(entry.argv[at + 1]);
@@ -319,6 +322,49 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
       expect(strayVideoFiles(server, asset.assetId), 'temp/partial files in the video rung folders').toEqual([]);
     } finally {
       await watch.stop();
+    }
+  });
+});
+
+test.describe('background rungs yield the CPU', () => {
+  let server: KeyframeServer;
+  test.beforeAll(async () => {
+    server = await startKeyframe({ label: 'jit-background-priority' });
+  });
+  test.afterAll(async () => disposeKeyframe(server));
+
+  // A 2160p segment takes longer than its duration on 2 cores; at equal priority it would halve
+  // the CPU of the segment a viewer is waiting for. Each ffmpeg runs in a session of its own, so
+  // with scheduler autogroups the session's nice value is the one that counts.
+  test('the ffmpeg encoding a 2160p background segment runs at nice 19, its session too', async ({ playbackFixtures, playbackMedia }) => {
+    test.setTimeout(120_000);
+    const api = new Api(server.baseUrl, await server.createToken());
+    await playbackFixtures.ensure('uhd2160p');
+    const watch = watchProcesses(server.pid, (entry) => isFfmpeg(entry) && scalesToWidth(entry, 3840), { intervalMs: 20 });
+    const priorities: { pid: number; nice: number; autogroup: string | null }[] = [];
+    try {
+      await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('uhd2160p')), { max_resolution_tier: '2160p' });
+      const deadline = Date.now() + 60_000;
+      while (priorities.length === 0 && Date.now() < deadline) {
+        for (const entry of watch.seen.values()) {
+          try {
+            const stat = readFileSync(`/proc/${entry.pid}/stat`, 'utf8');
+            const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+            const autogroup = existsSync(`/proc/${entry.pid}/autogroup`) ? readFileSync(`/proc/${entry.pid}/autogroup`, 'utf8').trim() : null;
+            priorities.push({ pid: entry.pid, nice, autogroup });
+          } catch {
+            // It finished between the listing and the read; the next one will do.
+          }
+        }
+        await sleep(20);
+      }
+    } finally {
+      await watch.stop();
+    }
+    expect(priorities.length, 'a 2160p background encode was seen running').toBeGreaterThan(0);
+    for (const sample of priorities) {
+      expect(sample.nice, `nice of ffmpeg ${sample.pid}`).toBe(19);
+      if (sample.autogroup !== null && autogroupsEnabled()) expect(sample.autogroup, `autogroup of ffmpeg ${sample.pid}`).toMatch(/ nice 19$/);
     }
   });
 });

@@ -5,7 +5,7 @@ import { shiftDecodeTime, splitFragmentedMp4 } from '../../media/fmp4';
 import { buildInitSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
-import { runProcess } from '../../media/run-process';
+import { lowerPriority, runProcess } from '../../media/run-process';
 import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
 import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
@@ -19,17 +19,19 @@ const ENCODE_TIMEOUT_MS = 10 * 60_000;
 type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
 
 // Runs one ffmpeg encode to stdout and returns its output; stopped by `cancel` or by the asset's
-// deletion. `what` names the output in errors.
+// deletion. `what` names the output in errors. A `yieldCpu` encode runs at the lowest priority.
 const encodeToMemory = async ({
   assetId,
   args,
   cancel,
   what,
+  yieldCpu = false,
 }: {
   assetId: string;
   args: string[];
   cancel?: AbortSignal;
   what: string;
+  yieldCpu?: boolean;
 }): Promise<Buffer> => {
   const chunks: Buffer[] = [];
   const result = await withAssetCancellation(assetId, cancel, async (signal) => {
@@ -39,6 +41,7 @@ const encodeToMemory = async ({
       timeoutMs: ENCODE_TIMEOUT_MS,
       signal,
       onStdout: (chunk) => chunks.push(chunk),
+      ...(yieldCpu ? { onSpawn: lowerPriority } : {}),
     });
     return { ...run, stopped: signal.aborted };
   });
@@ -59,7 +62,10 @@ const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promi
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
 // keyframe at its start, then the fragments' decode times are moved to the segment's place on
 // the plan's timeline, so consecutive segments continue each other with no discontinuity.
-const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest, cancel: AbortSignal): Promise<void> => {
+const encodeVideoSegment = async (
+  { assetId, plan, rung, index, priority }: SegmentRequest & { priority: number },
+  cancel: AbortSignal,
+): Promise<void> => {
   const env = getEnv();
   const target = mediaSegmentPath(env.dataDir, assetId, rung.name, index);
   if (await isStoredFile(target)) return;
@@ -75,6 +81,8 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
     args: buildVideoSegmentArgs({ inputPath, rung, ...window }),
     cancel,
     what: `${rung.name} segment ${index}`,
+    // Background rungs (≥1440p) take minutes nobody is waiting for; viewers' segments go first.
+    yieldCpu: priority === ENCODE_PRIORITY.background,
   });
 
   const { init, fragments } = splitFragmentedMp4(output);
