@@ -230,22 +230,24 @@ export class MediaServer {
         response.end();
         return;
       }
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        tick();
-      }, tickMs);
-      this.timers.add(timer);
+      this.later(tickMs, tick);
     };
     tick();
   }
 
+  // A timer that close() cancels, so a closed server leaves nothing scheduled.
+  private later(ms: number, run: () => void): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
+    this.timers.add(timer);
+    return timer;
+  }
+
   private delay(ms: number, response: http.ServerResponse): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        resolve();
-      }, ms);
-      this.timers.add(timer);
+      const timer = this.later(ms, resolve);
       response.once('close', () => {
         clearTimeout(timer);
         this.timers.delete(timer);
@@ -265,11 +267,7 @@ export class MediaServer {
       for (let index = 0; index < TRICKLE_BYTES; index += 1) chunk[index] = bytes[(offset + index) % bytes.length] ?? 0;
       offset += TRICKLE_BYTES;
       response.write(chunk);
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        tick();
-      }, TRICKLE_INTERVAL_MS);
-      this.timers.add(timer);
+      this.later(TRICKLE_INTERVAL_MS, tick);
     };
     tick();
   }

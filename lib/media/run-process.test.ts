@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { activeProcessCount, killAllProcesses, lowerPriority, runProcess } from './run-process';
+import { autogroupNiceOf, autogroupsEnabled, niceOf } from './test-support/scheduling';
 
 /** A killed orphan may linger as a zombie until init reaps it; that counts as dead. */
 function isAlive(pid: number): boolean {
@@ -90,20 +91,7 @@ describe('runProcess', () => {
   });
 });
 
-const autogroupsEnabled = () => {
-  try {
-    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
-  } catch {
-    return false;
-  }
-};
-
 describe('lowerPriority', () => {
-  const niceOf = (pid: number, thread: string) => {
-    const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  };
-
   it('lowers every thread of a running process and its session, not only its main thread', async () => {
     const controller = new AbortController();
     let pid = 0;
@@ -124,7 +112,7 @@ describe('lowerPriority', () => {
       expect(threads.map((thread) => niceOf(pid, thread))).toEqual(threads.map(() => 19));
       // A detached child leads a session of its own; with autogroups that session's nice value
       // decides its share against other sessions, whatever its threads' values.
-      if (autogroupsEnabled()) expect(readFileSync(`/proc/${pid}/autogroup`, 'utf8')).toMatch(/ nice 19$/m);
+      if (autogroupsEnabled()) expect(autogroupNiceOf(pid)).toBe(19);
     } finally {
       controller.abort();
       await running;
