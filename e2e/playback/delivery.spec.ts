@@ -144,15 +144,15 @@ test('a deleted asset or playback ID is 404 at once, though its playlists and se
   for (const path of pathsOf(playbackId)) expect((await fetchRaw(server.url(path))).status, path).toBe(404);
 });
 
-test('signed playback: answers under a playback restriction are private, others public; a deleted signing key stops its tokens at once', async () => {
+test('signed playback: answers under a playback restriction are private, others public, none cacheable past the token; a deleted signing key stops its tokens at once', async () => {
   const created = await api.createAsset({ inputs: [{ url: inputUrl }], playback_policies: ['signed'] });
   expect((await api.waitForStatus(created.id, ['ready', 'errored'], 120_000)).status).toBe('ready');
   const playbackId = created.playback_ids[0].id as string;
   const key = await mux.system.signingKeys.create();
   const restriction = await api.post('/video/v1/playback-restrictions', { referrer: { allowed_domains: ['a.example.com'] } });
   expect(restriction.status).toBe(201);
-  const sign = (params: Record<string, string> = {}) =>
-    mux.jwt.signPlaybackId(playbackId, { keyId: key.id, keySecret: key.private_key!, type: 'video', params });
+  const sign = (params: Record<string, string> = {}, expiration = '7d') =>
+    mux.jwt.signPlaybackId(playbackId, { keyId: key.id, keySecret: key.private_key!, type: 'video', params, expiration });
 
   const plainUrl = server.url(`/${playbackId}.m3u8?token=${await sign()}`);
   const plain = await fetchRaw(plainUrl);
@@ -160,7 +160,21 @@ test('signed playback: answers under a playback restriction are private, others 
   expect(plain.headers.get('cache-control')).toBe(PLAYLIST);
   const plainVariant = parseMultivariant(plain.body.toString('utf8'), plainUrl).variants[0]!.url;
   const plainMedia = parseMediaPlaylist((await fetchRaw(plainVariant)).body.toString('utf8'), plainVariant);
-  expect((await fetchRaw(plainMedia.segments[0]!.url)).headers.get('cache-control')).toBe(IMMUTABLE);
+  // A signed answer is cacheable no longer than its token lives (the SDK's default: 7 days).
+  const week = 7 * 24 * 3600;
+  const segmentMaxAge = (cacheControl: string | null, scope: string) =>
+    Number(new RegExp(`^${scope}, max-age=(\\d+), immutable$`).exec(cacheControl ?? '')?.[1] ?? NaN);
+  const plainSegment = await fetchRaw(plainMedia.segments[0]!.url);
+  expect(segmentMaxAge(plainSegment.headers.get('cache-control'), 'public')).toBeGreaterThan(week - 120);
+  expect(segmentMaxAge(plainSegment.headers.get('cache-control'), 'public')).toBeLessThanOrEqual(week);
+  const shortUrl = server.url(`/${playbackId}.m3u8?token=${await sign({}, '90s')}`);
+  const short = await fetchRaw(shortUrl);
+  expect(short.headers.get('cache-control')).toBe(PLAYLIST);
+  const shortVariant = parseMultivariant(short.body.toString('utf8'), shortUrl).variants[0]!.url;
+  const shortSegment = parseMediaPlaylist((await fetchRaw(shortVariant)).body.toString('utf8'), shortVariant).segments[0]!.url;
+  const shortMaxAge = segmentMaxAge((await fetchRaw(shortSegment)).headers.get('cache-control'), 'public');
+  expect(shortMaxAge).toBeGreaterThan(30);
+  expect(shortMaxAge).toBeLessThanOrEqual(90);
 
   const referer = { referer: 'https://a.example.com/watch' };
   const restrictedUrl = server.url(`/${playbackId}.m3u8?token=${await sign({ playback_restriction_id: restriction.json.data.id })}`);
@@ -173,7 +187,7 @@ test('signed playback: answers under a playback restriction are private, others 
   const segmentUrl = parseMediaPlaylist(variant.body.toString('utf8'), variantUrl).segments[0]!.url;
   const segment = await fetchRaw(segmentUrl, { headers: referer });
   expect(segment.status).toBe(200);
-  expect(segment.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+  expect(segmentMaxAge(segment.headers.get('cache-control'), 'private')).toBeGreaterThan(week - 120);
   const elsewhere = await fetchRaw(segmentUrl, { headers: { referer: 'https://b.example.com/' } });
   expect(elsewhere.status).toBe(403);
   expect(elsewhere.headers.get('cache-control')).toBe('no-store');

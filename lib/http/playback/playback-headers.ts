@@ -1,8 +1,7 @@
-import type { CacheScope } from '../../services/playback/resolve-playback';
+import type { Cacheability } from '../../services/playback/resolve-playback';
 
 // Headers of the playback host (the stream origin): open CORS for players on any site, and how
-// long each kind of answer may be kept. `private` answers (a playback restriction looked at the
-// Referer or User-Agent) may be kept by the viewer's browser only, never by a shared cache.
+// long each kind of answer may be kept (see Cacheability).
 
 export const PLAYBACK_CORS_HEADERS = {
   'access-control-allow-origin': '*',
@@ -13,12 +12,19 @@ export const PLAYBACK_CORS_HEADERS = {
 
 const YEAR_SECONDS = 31_536_000;
 
+// A signed answer is kept no longer than the token (or proof) that opened it stays valid, so a
+// cache never serves it past the moment the origin would refuse it.
+const cacheControl = ({ scope, expiresAt }: Cacheability, maxAge: number, extra = '') => {
+  const left = expiresAt === null ? maxAge : Math.max(0, Math.min(maxAge, expiresAt - Math.floor(Date.now() / 1000)));
+  return `${scope}, max-age=${left}${extra}`;
+};
+
 // Segments, init segments and images never change under their URL.
-export const immutableCacheControl = (scope: CacheScope) => `${scope}, max-age=${YEAR_SECONDS}, immutable`;
+export const immutableCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, YEAR_SECONDS, ', immutable');
 // Playlists are made from the plan, and can change (a background rung completes).
-export const playlistCacheControl = (scope: CacheScope) => `${scope}, max-age=10`;
+export const playlistCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 10);
 // Storyboard VTT/JSON hold absolute URLs on STREAM_URL, which an operator may change.
-export const storyboardTextCacheControl = (scope: CacheScope) => `${scope}, max-age=3600`;
+export const storyboardTextCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 3600);
 
 export const CONTENT_TYPES = {
   m3u8: 'application/vnd.apple.mpegurl',

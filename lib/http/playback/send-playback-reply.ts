@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import parseRange from 'range-parser';
 import type { ApiError } from '../api-error';
+import { sendFileRange } from './file-range-stream';
+import { OpenFileCache } from './open-file-cache';
 import { PLAYBACK_CORS_HEADERS } from './playback-headers';
 
 // The one response writer of the playback host, used for files already stored and for files just
@@ -15,6 +15,8 @@ export type PlaybackReply = {
   contentType: string;
   cacheControl: string;
 } & ({ filePath: string } | { text: string; lastModified: Date });
+
+const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
 
 type Representation = { size: number; etag: string; lastModified: Date };
 
@@ -113,21 +115,18 @@ export const sendPlaybackReply = async (request: IncomingMessage, response: Serv
     return;
   }
   // Opened before anything is written, so a file missing now is still the caller's to handle.
-  const file = await open(reply.filePath, 'r');
-  let streaming = false;
+  const { file, release } = await openFiles.acquire(reply.filePath);
   try {
-    const stats = await file.stat();
+    const { stats } = file;
     const representation = { size: stats.size, etag: fileEtag(stats.size, stats.mtimeMs), lastModified: stats.mtime };
     const span = writeHead(request, response, reply, representation, true);
-    if (!span) return;
-    streaming = true;
-    // The stream owns the descriptor from here and closes it, whether the client reads to the
-    // end or goes away midway (pipeline destroys both sides).
-    await pipeline(file.createReadStream({ start: span.start, end: span.end, highWaterMark: 256 * 1024 }), response).catch(() => {
-      response.destroy();
-    });
+    if (span) await sendFileRange(file.fd, span.start, span.end, response);
+  } catch (error) {
+    // Headers are out: the client can only be told by a cut connection.
+    if (!response.headersSent) throw error;
+    response.destroy();
   } finally {
-    if (!streaming) await file.close();
+    release();
   }
 };
 

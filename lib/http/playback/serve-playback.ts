@@ -8,7 +8,7 @@ import { getStoryboardMetadata } from '../../services/images/get-storyboard-meta
 import { getThumbnail } from '../../services/images/get-thumbnail';
 import type { ImageFile, StoryboardText } from '../../services/images/image-file';
 import { getMultivariantPlaylist } from '../../services/playback/get-multivariant-playlist';
-import { getRenditionFile } from '../../services/playback/get-rendition-file';
+import { forgetMissingRenditionFile, getRenditionFile } from '../../services/playback/get-rendition-file';
 import { getRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
 import type { PlaybackAccess, PlaybackText } from '../../services/playback/resolve-playback';
 import { ApiError, isApiError, notFound } from '../api-error';
@@ -32,8 +32,9 @@ type PlaybackRequest = {
   path: PlaybackPath;
   query: URLSearchParams;
   request: IncomingMessage;
-  // Aborted when the client goes away: a just-in-time encode nobody waits for is released.
-  viewer: AbortSignal;
+  // Aborted when the client goes away: a just-in-time encode nobody waits for is released. Made
+  // on demand (only an encode needs it), so a stored file costs no AbortController.
+  viewer: () => AbortSignal;
 };
 
 const accessFor = ({ query, request }: PlaybackRequest, audience: PlaybackAudience): PlaybackAccess => ({
@@ -49,13 +50,13 @@ const playlistReply = (playlist: PlaybackText): PlaybackReply => ({
   text: playlist.text,
   lastModified: playlist.lastModified,
   contentType: CONTENT_TYPES.m3u8,
-  cacheControl: playlistCacheControl(playlist.cacheScope),
+  cacheControl: playlistCacheControl(playlist.cacheability),
 });
 
 const imageReply = (image: ImageFile | StoryboardText): PlaybackReply => {
   const contentType = CONTENT_TYPES[image.format];
-  if ('path' in image) return { filePath: image.path, contentType, cacheControl: immutableCacheControl(image.cacheScope) };
-  return { text: image.text, lastModified: image.lastModified, contentType, cacheControl: storyboardTextCacheControl(image.cacheScope) };
+  if ('path' in image) return { filePath: image.path, contentType, cacheControl: immutableCacheControl(image.cacheability) };
+  return { text: image.text, lastModified: image.lastModified, contentType, cacheControl: storyboardTextCacheControl(image.cacheability) };
 };
 
 // The image names under a playback ID, each with its token audience: thumbnail (t), animated (g),
@@ -80,7 +81,7 @@ const imageFor = async (playback: PlaybackRequest, fileName: string): Promise<Im
 const renditionFileReply = async (playback: PlaybackRequest, rendition: string, file: string): Promise<PlaybackReply> => {
   const { playbackId } = playback.path;
   const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), viewer: playback.viewer });
-  return { filePath: found.path, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheScope) };
+  return { filePath: found.path, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
 };
 
 const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
@@ -113,7 +114,8 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
       await sendPlaybackReply(playback.request, response, reply);
     } catch (error) {
       // Evicted between being found and being opened: look again (it is encoded anew if need be).
-      if (!isMissingFile(error) || playback.path.kind !== 'rendition-file') throw error;
+      if (!isMissingFile(error) || !('filePath' in reply) || playback.path.kind !== 'rendition-file') throw error;
+      forgetMissingRenditionFile(reply.filePath);
       await sendPlaybackReply(playback.request, response, await replyFor(playback));
     }
   } catch (error) {
@@ -140,11 +142,13 @@ export const servePlayback = (request: IncomingMessage, response: ServerResponse
     sendPlaybackError(response, new ApiError('method_not_allowed', `${request.method} is not allowed here`, { allow: 'GET, HEAD, OPTIONS' }));
     return true;
   }
-  const viewer = new AbortController();
-  response.once('close', () => {
-    if (!response.writableFinished) viewer.abort();
-  });
   const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
-  void answer({ path, query, request, viewer: viewer.signal }, response);
+  const viewer = () => {
+    const controller = new AbortController();
+    if (response.destroyed && !response.writableFinished) controller.abort();
+    else response.once('close', () => response.writableFinished || controller.abort());
+    return controller.signal;
+  };
+  void answer({ path, query, request, viewer }, response);
   return true;
 };

@@ -42,7 +42,7 @@ export const getMultivariantPlaylist = async ({
   minResolution?: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
-  const { assetId, plan, signed, claims, proof, cacheScope, readyAt } = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, signed, claims, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
   const limits = signed
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };
@@ -52,5 +52,5 @@ export const getMultivariantPlaylist = async ({
     rungs: rungs.map((rung) => ({ rung, uri: withProof(`${playbackId}/${rung.name}.m3u8`, proof) })),
     audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
   });
-  return { text, cacheScope, lastModified: readyAt };
+  return { text, cacheability, lastModified: readyAt };
 };

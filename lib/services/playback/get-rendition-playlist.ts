@@ -27,8 +27,8 @@ export const getRenditionPlaylist = async ({
   rendition: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
-  const { assetId, plan, proof, cacheScope, readyAt } = await resolvePlayback({ playbackId, access });
-  const reply = (text: string): PlaybackText => ({ text, cacheScope, lastModified: readyAt });
+  const { assetId, plan, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
+  const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
   if (rendition === AUDIO_RENDITION && plan.audio) {
     const durations = await audioSegmentDurations(assetId, plan);
     return reply(renderMediaPlaylist({

@@ -20,13 +20,15 @@ export type PlaybackAccess = {
   userAgent: string | null;
 };
 
-// `private`: the answer depends on who asks (a playback restriction checked the Referer and
-// User-Agent), so a shared cache must not keep it; everything else depends on the URL alone.
-export type CacheScope = 'public' | 'private';
+// Who may keep an answer, and until when. `private`: it depends on who asks (a playback
+// restriction checked the Referer and User-Agent), so a shared cache must not keep it; everything
+// else depends on the URL alone. `expiresAt` (Unix seconds): the answer was opened by a token or
+// proof that stops working then, so no cache may keep it longer.
+export type Cacheability = { scope: 'public' | 'private'; expiresAt: number | null };
 
 // What playback services hand to the HTTP layer: a stored file, or text made from the plan.
-export type PlaybackFile = { path: string; cacheScope: CacheScope };
-export type PlaybackText = { text: string; cacheScope: CacheScope; lastModified: Date };
+export type PlaybackFile = { path: string; cacheability: Cacheability };
+export type PlaybackText = { text: string; cacheability: Cacheability; lastModified: Date };
 
 export type PlaybackTarget = {
   assetId: string;
@@ -34,7 +36,7 @@ export type PlaybackTarget = {
   // When the asset became playable: what playlists generated from its plan date from.
   readyAt: Date;
   signed: boolean;
-  cacheScope: CacheScope;
+  cacheability: Cacheability;
   // For signed playback IDs, the token's claims: playback modifiers and image parameters come
   // from here rather than from the query string.
   claims: Record<string, unknown>;
@@ -58,12 +60,12 @@ const enforceRestriction = async (restrictionId: string, access: PlaybackAccess)
 const authorizeSigned = async (
   playbackId: string,
   access: PlaybackAccess,
-): Promise<{ claims: Record<string, unknown>; proof: string | null; restricted: boolean }> => {
+): Promise<{ claims: Record<string, unknown>; proof: string | null; restricted: boolean; expiresAt: number }> => {
   if (access.proof && access.audience === 'v') {
     const checked = verifyPlaybackProof(proofKey(), access.proof, playbackId, Math.floor(Date.now() / 1000));
     if (!checked.ok) throw forbidden(checked.reason);
     if (checked.grant.restrictionId) await enforceRestriction(checked.grant.restrictionId, access);
-    return { claims: {}, proof: access.proof, restricted: checked.grant.restrictionId !== null };
+    return { claims: {}, proof: access.proof, restricted: checked.grant.restrictionId !== null, expiresAt: checked.grant.expiresAt };
   }
   if (!access.token) throw forbidden('This playback ID is signed: add ?token=<JWT signed with one of your signing keys>');
   const checked = await verifyPlaybackToken({ token: access.token, playbackId, audience: access.audience, findPublicKey: findSigningPublicKey });
@@ -72,7 +74,7 @@ const authorizeSigned = async (
   if (restrictionId) await enforceRestriction(restrictionId, access);
   const proof =
     access.audience === 'v' ? signPlaybackProof(proofKey(), { playbackId, expiresAt: Number(checked.claims.exp), restrictionId }) : null;
-  return { claims: checked.claims, proof, restricted: restrictionId !== null };
+  return { claims: checked.claims, proof, restricted: restrictionId !== null, expiresAt: Number(checked.claims.exp) };
 };
 
 // Maps a playback ID to a playable asset, with Mux's delivery status codes: malformed 400, unknown
@@ -82,7 +84,9 @@ export const resolvePlayback = async ({ playbackId, access }: { playbackId: stri
   const found = await findPlaybackRecord(playbackId);
   if (!found) throw notFound('Playback ID');
   const signed = found.policy === 'signed';
-  const { claims, proof, restricted } = signed ? await authorizeSigned(playbackId, access) : { claims: {}, proof: null, restricted: false };
+  const { claims, proof, restricted, expiresAt } = signed
+    ? await authorizeSigned(playbackId, access)
+    : { claims: {}, proof: null, restricted: false, expiresAt: null };
   if (found.status === 'errored') throw new ApiError('failed_request', 'Asset has errored and cannot be played');
   if (found.status !== 'ready' || !found.plan) throw new ApiError('failed_request', 'Asset is not ready');
   return {
@@ -90,7 +94,7 @@ export const resolvePlayback = async ({ playbackId, access }: { playbackId: stri
     plan: found.plan,
     readyAt: found.readyAt ?? new Date(0),
     signed,
-    cacheScope: restricted ? 'private' : 'public',
+    cacheability: { scope: restricted ? 'private' : 'public', expiresAt },
     claims,
     proof,
   };

@@ -119,6 +119,13 @@ const startEncode = (request: SegmentRequest & { priority: number }, key: string
   return flight;
 };
 
+// The path of a segment the rendition cache knows is stored (marked as just used), or null. No
+// system call: the index is kept in memory. Background rungs are not in it.
+export const storedVideoSegment = (assetId: string, rung: Rung, index: number): string | null => {
+  const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
+  return segmentCache().touch(target) ? target : null;
+};
+
 // Returns the path of a segment, encoding it first if it is not stored. Concurrent callers for the
 // same segment share one encode; encodes beyond the global limit wait for a slot by priority. A
 // viewer asking for a segment that is only queued as a prefetch takes it over at their priority.
@@ -129,10 +136,9 @@ export const ensureVideoSegment = async (request: SegmentRequest & { priority: n
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   const key = `${assetId}/${rung.name}/${index}`;
   for (;;) {
-    if (await isStoredFile(target)) {
-      segmentCache().touch(target);
-      return target;
-    }
+    // The rendition cache's index knows the evictable segments on disk without a system call;
+    // segments it does not track (background rungs) are looked for on disk.
+    if (segmentCache().touch(target) || (await isStoredFile(target))) return target;
     const existing = inFlightEncodes().get(key);
     if (existing && !existing.started && existing.priority > priority) {
       existing.cancel.abort(new Error('overtaken by a higher-priority request'));
@@ -222,7 +228,7 @@ export const prefetchFollowing = (request: SegmentRequest): void => {
   const ahead = getEnv().prefetchSegments;
   for (let next = index + 1; next <= index + ahead && next < count; next++) {
     const key = `${assetId}/${rung.name}/${next}`;
-    if (inFlightEncodes().has(key)) continue;
+    if (inFlightEncodes().has(key) || segmentCache().has(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next))) continue;
     // Cancelled prefetches end here too; a real encode failure shows again when the segment is asked for.
     ensureVideoSegment({ ...request, index: next, priority: ENCODE_PRIORITY.prefetch }).catch((error: unknown) =>
       getLogger().debug({ err: error, key }, 'prefetch did not complete'),
