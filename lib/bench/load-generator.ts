@@ -61,10 +61,41 @@ export const writeWrkScript = (dir: string): string => {
   return file;
 };
 
+const UNIT_US: Record<string, number> = { us: 1, ms: 1e3, s: 1e6, m: 60e6, h: 3600e6 };
+const UNIT_BYTES: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+
+/** wrk's text report (`--latency`), for a wrk without Lua; its numbers are rounded to 2 decimals. */
+export const parseWrkText = (stdout: string): WrkSummary => {
+  const duration = (text: string | undefined) => {
+    const match = /^([\d.]+)(us|ms|s|m|h)$/.exec(text ?? '');
+    return match ? Number(match[1]) * (UNIT_US[match[2] ?? ''] ?? NaN) : NaN;
+  };
+  const percentile = (p: number) => duration(new RegExp(`^\\s*${p}(?:\\.0+)?%\\s+(\\S+)`, 'm').exec(stdout)?.[1]);
+  const total = /(\d+) requests in ([\d.]+\w+), ([\d.]+)(B|KB|MB|GB|TB) read/.exec(stdout);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const latency = /^\s*Latency\s+(\S+)\s+\S+\s+(\S+)/m.exec(stdout);
+  if (!total) throw new Error(`wrk printed no summary: ${stdout.trim().slice(-600)}`);
+  return {
+    requests: Number(total[1]),
+    durationUs: duration(total[2]),
+    bytes: Math.round(Number(total[3]) * (UNIT_BYTES[total[4] ?? ''] ?? NaN)),
+    connect: Number(socket?.[1] ?? 0),
+    read: Number(socket?.[2] ?? 0),
+    write: Number(socket?.[3] ?? 0),
+    timeout: Number(socket?.[4] ?? 0),
+    status: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
+    p50: percentile(50),
+    p90: percentile(90),
+    p99: percentile(99),
+    max: duration(latency?.[2]),
+    mean: duration(latency?.[1]),
+  };
+};
+
+/** The script's JSON line; wrk's text report when there is none (a wrk built without Lua). */
 export const parseWrkSummary = (stdout: string): WrkSummary => {
   const line = stdout.split('\n').find((entry) => entry.startsWith('KEYFRAME-WRK '));
-  if (!line) throw new Error(`wrk printed no summary: ${stdout.trim().slice(-600)}`);
-  return JSON.parse(line.slice('KEYFRAME-WRK '.length)) as WrkSummary;
+  return line ? (JSON.parse(line.slice('KEYFRAME-WRK '.length)) as WrkSummary) : parseWrkText(stdout);
 };
 
 const usToMs = (value: number) => round(value / 1000, 2);
