@@ -10,7 +10,7 @@ import { startNginx, type NginxServer } from './nginx';
 import { ownDirectory, releaseDirectory } from './processes';
 import { parseMediaPlaylist, parseMultivariant } from './segments';
 import type { StaticServer } from './static-server';
-import { median, ratio, round } from './stats';
+import { errorMessage, median, ratio, round } from './stats';
 import type { SystemTool } from './system-tools';
 
 // Cached delivery, side by side with nginx: the same bytes from Keyframe's playback URL and from an
@@ -184,12 +184,20 @@ export const measureDelivery = async ({
     const nodeUrl = (resource: DeliveryResource) => staticServer.url(`delivery${resource.urlPath}`);
 
     let nginxInfo: DeliveryResult['nginx'];
+    let nginxError = '';
     if (nginx.available) {
-      nginxServer = await startNginx({
-        nginx: nginx.path,
-        workDir,
-        files: resources.map((resource) => ({ urlPath: resource.urlPath, body: resource.body, contentType: resource.contentType, cacheControl: resource.cacheControl })),
-      });
+      try {
+        nginxServer = await startNginx({
+          nginx: nginx.path,
+          workDir,
+          files: resources.map((resource) => ({ urlPath: resource.urlPath, body: resource.body, contentType: resource.contentType, cacheControl: resource.cacheControl })),
+        });
+      } catch (error) {
+        // Keyframe's and node's numbers are still worth having; the report says why nginx is missing.
+        nginxError = errorMessage(error);
+      }
+    }
+    if (nginx.available && nginxServer) {
       nginxInfo = { available: true, path: nginx.path, version: nginx.version, installedByBench: nginx.installedByBench, config: nginxServer.config };
       // Same bytes, checked rather than assumed.
       for (const resource of resources) {
@@ -201,8 +209,9 @@ export const measureDelivery = async ({
       }
       log(`delivery: nginx ${nginx.version} on ${nginxServer.baseUrl} serves the same bytes`);
     } else {
-      nginxInfo = { available: false, reason: nginx.reason };
-      log(`delivery: no nginx (${nginx.reason}); Keyframe and plain node only`);
+      const reason = nginx.available ? `${nginx.path} (${nginx.version}) did not start: ${nginxError.slice(0, 600)}` : nginx.reason;
+      nginxInfo = { available: false, reason };
+      log(`delivery: no nginx (${reason}); Keyframe and plain node only`);
     }
 
     const script = wrk.available ? writeWrkScript(dir) : null;
