@@ -15,6 +15,8 @@ import { median, round, sleep } from './stats';
 export type ColdPlaybackRun = {
   /** Which input the asset was made from (e.g. "clean 300 s"). */
   input: string;
+  /** 1…runs for each input. */
+  run: number;
   assetId: string;
   stalls: number;
   waitingAfterPlaying: number;
@@ -53,7 +55,7 @@ const playOnce = async ({
   pageOrigin: string;
   src: string;
   seconds: number;
-}): Promise<Omit<ColdPlaybackRun, 'assetId' | 'input'>> => {
+}): Promise<Omit<ColdPlaybackRun, 'assetId' | 'input' | 'run'>> => {
   const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
   try {
     const page = await context.newPage();
@@ -129,7 +131,7 @@ export const measureColdPlaybackOnFreshServer = async ({
           `cold playback ${input.label} ${run}/${runs}: ${played.stalls} stall(s), startup ${played.startupMs} ms, reached ${played.reachedSeconds} s in ${played.wallSeconds} s, ` +
             `levels ${played.levelSwitches.map((change) => change.height).join('→')}`,
         );
-        results.push({ input: input.label, assetId: asset.assetId, ...played });
+        results.push({ input: input.label, run, assetId: asset.assetId, ...played });
         // The previous asset's prefetches and audio encode finish before the next viewer starts.
         await sleep(5_000);
       }

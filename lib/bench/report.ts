@@ -374,9 +374,9 @@ export const renderMarkdown = (results: BenchResults): string => {
     parts.push(
       table(
         ['Input', 'Run', 'Stalls', 'Startup', 'Reached', 'Wall time', 'Levels played (height)', 'Slowest fragment loads'],
-        playback.value.runs.map((run, index) => [
+        playback.value.runs.map((run) => [
           run.input,
-          index + 1,
+          run.run,
           run.stalls,
           formatMs(run.startupMs),
           `${run.reachedSeconds} s`,
