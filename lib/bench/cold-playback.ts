@@ -9,9 +9,14 @@ import { median, round, sleep } from './stats';
 // A viewer's first minute of a brand-new asset: hls.js in the system Chromium plays it right after
 // it turns ready (nothing encoded yet, the audio encode just starting), on a server with the
 // default settings (prefetch on). Counts stalls after the first frame: `waiting` events and
-// hls.js BUFFER_STALLED errors.
+// hls.js BUFFER_STALLED errors. Several inputs (the clean one and a camera-like one) are played
+// interleaved on the same server, each `runs` times.
 
 export type ColdPlaybackRun = {
+  /** Which input the asset was made from (e.g. "clean 300 s"). */
+  input: string;
+  /** 1…runs for each input. */
+  run: number;
   assetId: string;
   stalls: number;
   waitingAfterPlaying: number;
@@ -27,7 +32,16 @@ export type ColdPlaybackRun = {
   timeline: { startedAtMs: number; events: PlayerReport['events']; loads: PlayerReport['loads'] };
 };
 
-export type ColdPlaybackResult = { seconds: number; runs: ColdPlaybackRun[]; medianStalls: number | null; maxStalls: number | null };
+export type ColdPlaybackInputSummary = { input: string; runs: number; medianStalls: number | null; maxStalls: number | null; medianStartupMs: number | null };
+
+export type ColdPlaybackResult = {
+  seconds: number;
+  /** In the order played: inputs interleaved (clean, camera, clean, camera, …). */
+  runs: ColdPlaybackRun[];
+  inputs: ColdPlaybackInputSummary[];
+  medianStalls: number | null;
+  maxStalls: number | null;
+};
 
 const POLL_MS = 250;
 
@@ -41,7 +55,7 @@ const playOnce = async ({
   pageOrigin: string;
   src: string;
   seconds: number;
-}): Promise<Omit<ColdPlaybackRun, 'assetId'>> => {
+}): Promise<Omit<ColdPlaybackRun, 'assetId' | 'input' | 'run'>> => {
   const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });
   try {
     const page = await context.newPage();
@@ -87,21 +101,22 @@ const playOnce = async ({
 export const measureColdPlaybackOnFreshServer = async ({
   repoRoot,
   env,
-  inputPath,
+  inputs: playbackInputs,
   seconds,
   runs,
   log,
 }: {
   repoRoot: string;
   env: Record<string, string>;
-  inputPath: string;
+  /** Each input is played `runs` times, interleaved with the others. */
+  inputs: Array<{ label: string; path: string }>;
   seconds: number;
   runs: number;
   log: (line: string) => void;
 }): Promise<{ result: ColdPlaybackResult; serverLogTail: string[] }> => {
   log('cold playback: starting a fresh Keyframe server (default settings) and Chromium…');
   const server = await KeyframeServer.start({ repoRoot, env });
-  const inputs = await startStaticServer({ 'input.mp4': inputPath });
+  const files = await startStaticServer(Object.fromEntries(playbackInputs.map((input, index) => [`input-${index}.mp4`, input.path])));
   const pages = await startPlayerPageServer(repoRoot);
   const browser = await chromium.launch(CHROMIUM_LAUNCH);
   const db = new AssetDb(server.dataDir);
@@ -109,26 +124,44 @@ export const measureColdPlaybackOnFreshServer = async ({
     const token = await server.createToken();
     const results: ColdPlaybackRun[] = [];
     for (let run = 1; run <= runs; run++) {
-      const asset = await createReadyAsset(server.baseUrl, token, db, inputs.url('input.mp4'));
-      const played = await playOnce({ browser, pageOrigin: pages.origin, src: `${server.baseUrl}/${asset.playbackId}.m3u8`, seconds });
-      log(
-        `cold playback ${run}/${runs}: ${played.stalls} stall(s), startup ${played.startupMs} ms, reached ${played.reachedSeconds} s in ${played.wallSeconds} s, ` +
-          `levels ${played.levelSwitches.map((change) => change.height).join('→')}`,
-      );
-      results.push({ assetId: asset.assetId, ...played });
-      // The previous asset's prefetches and audio encode finish before the next viewer starts.
-      await sleep(5_000);
+      for (const [index, input] of playbackInputs.entries()) {
+        const asset = await createReadyAsset(server.baseUrl, token, db, files.url(`input-${index}.mp4`));
+        const played = await playOnce({ browser, pageOrigin: pages.origin, src: `${server.baseUrl}/${asset.playbackId}.m3u8`, seconds });
+        log(
+          `cold playback ${input.label} ${run}/${runs}: ${played.stalls} stall(s), startup ${played.startupMs} ms, reached ${played.reachedSeconds} s in ${played.wallSeconds} s, ` +
+            `levels ${played.levelSwitches.map((change) => change.height).join('→')}`,
+        );
+        results.push({ input: input.label, run, assetId: asset.assetId, ...played });
+        // The previous asset's prefetches and audio encode finish before the next viewer starts.
+        await sleep(5_000);
+      }
     }
-    const stalls = results.map((run) => run.stalls);
+    const stalls = results.map((entry) => entry.stalls);
     return {
-      result: { seconds, runs: results, medianStalls: median(stalls), maxStalls: stalls.length ? Math.max(...stalls) : null },
+      result: {
+        seconds,
+        runs: results,
+        inputs: playbackInputs.map((input) => {
+          const mine = results.filter((entry) => entry.input === input.label);
+          const startups = mine.map((entry) => entry.startupMs).filter((value): value is number => value !== null);
+          return {
+            input: input.label,
+            runs: mine.length,
+            medianStalls: median(mine.map((entry) => entry.stalls)),
+            maxStalls: mine.length ? Math.max(...mine.map((entry) => entry.stalls)) : null,
+            medianStartupMs: median(startups),
+          };
+        }),
+        medianStalls: median(stalls),
+        maxStalls: stalls.length ? Math.max(...stalls) : null,
+      },
       serverLogTail: server.logs().split('\n').filter(Boolean).slice(-20),
     };
   } finally {
     db.close();
     await browser.close();
     await pages.close();
-    await inputs.close();
+    await files.close();
     await server.stop();
   }
 };

@@ -155,23 +155,37 @@ export class KeyframeServer {
     return found;
   }
 
-  async createToken(): Promise<AccessToken> {
-    const result = await runCommand(this.tsx, [path.join('lib', 'cli', 'keyframe.ts'), 'tokens', 'create', '--name', 'bench', '--json'], {
+  /** Runs the `keyframe` CLI against this server's database and returns its --json output. */
+  private async cli(args: string[]): Promise<Record<string, unknown>> {
+    const result = await runCommand(this.tsx, [path.join('lib', 'cli', 'keyframe.ts'), ...args, '--json'], {
       cwd: this.repoRoot,
       env: this.env,
       timeoutMs: 60_000,
     });
     const lastLine = result.stdout.trim().split('\n').at(-1) ?? '';
-    let token: Partial<AccessToken> = {};
+    let parsed: Record<string, unknown> | null = null;
     try {
-      token = JSON.parse(lastLine) as Partial<AccessToken>;
+      parsed = JSON.parse(lastLine) as Record<string, unknown>;
     } catch {
       // reported below
     }
-    if (result.code !== 0 || !token.id || !token.secret) {
-      throw new Error(`tokens create failed (exit ${result.code}): ${(result.stdout + result.stderr).trim().slice(-1000)}`);
+    if (result.code !== 0 || parsed === null) {
+      throw new Error(`keyframe ${args.slice(0, 2).join(' ')} failed (exit ${result.code}): ${(result.stdout + result.stderr).trim().slice(-1000)}`);
     }
+    return parsed;
+  }
+
+  async createToken(): Promise<AccessToken> {
+    const token = await this.cli(['tokens', 'create', '--name', 'bench']);
+    if (typeof token.id !== 'string' || typeof token.secret !== 'string') throw new Error(`tokens create returned ${JSON.stringify(token)}`);
     return { id: token.id, secret: token.secret };
+  }
+
+  /** Registers a webhook endpoint (every event is POSTed there from now on). */
+  async createWebhookEndpoint(url: string): Promise<{ id: string; url: string }> {
+    const endpoint = await this.cli(['webhooks', 'create', '--url', url]);
+    if (typeof endpoint.id !== 'string') throw new Error(`webhooks create returned ${JSON.stringify(endpoint)}`);
+    return { id: endpoint.id, url };
   }
 
   /** SIGTERM, then SIGKILL to the group and any leftover descendants; removes DATA_DIR. */

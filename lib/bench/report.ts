@@ -1,11 +1,12 @@
 import type { BaselineResult } from './baseline';
 import type { ColdPlaybackResult } from './cold-playback';
+import type { DeliveryOptions, DeliveryResult, DeliveryServerName } from './delivery';
+import type { IdleMemory } from './idle-memory';
 import type { BenchInput } from './inputs';
 import type { LoadSnapshot, MachineInfo, PhaseCpu } from './machine';
 import type { SegmentsResult } from './segments';
-import { formatMs, formatRatio, round } from './stats';
-import type { ThroughputResult } from './throughput';
-import type { TimeToReadyResult } from './time-to-ready';
+import { formatLatency, formatMs, formatRatio, round } from './stats';
+import type { ReadyRatio, TimeToReadyResult } from './time-to-ready';
 import type { UploadThroughputResult } from './upload-throughput';
 
 // The results document (bench/results.json) and its markdown rendering (bench/results.md).
@@ -17,14 +18,16 @@ export type Target = {
   description: string;
   value: number | null;
   limit: number;
+  /** The value must be at least the limit (default: at most). */
+  atLeast?: boolean;
   unit: 'ms' | 'ratio' | 'MB' | 'count';
   pass: boolean | null;
   note?: string;
 };
 
 export type BenchResults = {
-  schema: 'keyframe-bench/1';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'cold-playback';
+  schema: 'keyframe-bench/2';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'cold-playback' | 'delivery';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -37,37 +40,39 @@ export type BenchResults = {
     server: Record<string, string>;
     timeToReadyRuns: number;
     segmentSamples: number;
-    throughput: { requests: number; concurrency: number };
+    delivery: DeliveryOptions;
     uploadThroughput: { runsPerMethod: number };
-    coldPlayback: { runs: number; seconds: number };
+    coldPlayback: { runs: number; seconds: number; inputs: string[] };
     dbPollMs: number;
   };
   inputs: BenchInput[];
+  /** The main server's resident memory a few seconds after start, before any work. */
+  idleMemory: PhaseOutcome<IdleMemory>;
   timeToReady: PhaseOutcome<TimeToReadyResult>;
   segments: PhaseOutcome<SegmentsResult>;
-  throughput: PhaseOutcome<ThroughputResult>;
-  /** The same file, same client, from a plain node:http + fs.createReadStream server: the floor. */
-  throughputReference: PhaseOutcome<ThroughputResult>;
+  /** Cached segment and playlists from Keyframe, nginx and plain node under the same load. */
+  delivery: PhaseOutcome<DeliveryResult>;
   baseline: PhaseOutcome<BaselineResult>;
   /** Direct uploads of a ~1.09 GB file on a server of its own: MB/s and the server's memory. */
   uploadThroughput: PhaseOutcome<UploadThroughputResult>;
-  /** hls.js in Chromium plays the first minute of a fresh asset on a default server. */
+  /** hls.js in Chromium plays the first minute of fresh assets (clean and camera-like) on a default server. */
   coldPlayback: PhaseOutcome<ColdPlaybackResult>;
   summary: {
-    timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null }>;
-    ratio300To30: { serverSide: number | null; clientObserved: number | null } | null;
+    timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null; dbPoll: number | null }>;
+    timeToReadyRatios: ReadyRatio[];
+    idleRssMB: number | null;
     firstListedVariant: string | null;
     firstListedColdSegment0Ms: number | null;
     firstListedColdSegment0DirectMs: number | null;
     firstListedInitPlusColdMs: number | null;
     firstListedStartupMs: number | null;
+    delivery: Record<string, { keyframeRequestsPerSecond: number | null; nginxRequestsPerSecond: number | null; requestsPerSecondVsNginx: number | null; p99VsNginx: number | null }>;
     baselineMs: number | null;
     ratioTimeToReady300ToBaseline: number | null;
-    warmSegmentRequestsPerSecond: number | null;
     uploadSinglePutMegabytesPerSecond: number | null;
     uploadChunkedMegabytesPerSecond: number | null;
     uploadServerPeakRssMB: number | null;
-    coldPlaybackMaxStalls: number | null;
+    coldPlaybackMaxStalls: Record<string, number | null>;
   };
   targets: Target[];
   observations: string[];
@@ -93,7 +98,7 @@ const formatTargetNumber = (target: Target, value: number | null) => {
   return target.unit === 'count' ? String(value) : formatRatio(value);
 };
 const targetValue = (target: Target) => formatTargetNumber(target, target.value);
-const targetLimit = (target: Target) => `≤ ${formatTargetNumber(target, target.limit)}`;
+const targetLimit = (target: Target) => `${target.atLeast ? '≥' : '≤'} ${formatTargetNumber(target, target.limit)}`;
 
 export const renderMarkdown = (results: BenchResults): string => {
   const parts: string[] = [];
@@ -109,33 +114,89 @@ export const renderMarkdown = (results: BenchResults): string => {
   const targetNotes = results.targets.filter((target) => target.note).map((target) => `- ${target.description}: ${target.note}`);
   if (targetNotes.length > 0) parts.push(targetNotes.join('\n'));
 
+  parts.push('## Inputs');
+  if (results.inputs.length > 0) {
+    parts.push(
+      table(
+        ['Input', 'Size', 'Duration', 'Video', 'Video bitrate', 'B-frames (first 5 s)', 'Keyframe interval', 'Audio', 'Top-level boxes', 'File'],
+        results.inputs.map((input) => {
+          const props = input.properties;
+          const video = props?.video;
+          const audio = props?.audio;
+          return [
+            input.label,
+            `${round(input.bytes / 1e6, 1)} MB`,
+            input.probedDurationSeconds === null ? 'n/a' : `${round(input.probedDurationSeconds, 2)} s`,
+            video ? `${video.codec} ${video.profile}, ${video.width}x${video.height}, ${video.frameRate} fps, ${video.pixelFormat}` : 'n/a',
+            video?.bitrateKbps ? `${round(video.bitrateKbps / 1000, 2)} Mb/s` : 'n/a',
+            video ? `${video.bFrames} of ${video.framesInspected} (${round((video.bFrameShare ?? 0) * 100, 0)} %)` : 'n/a',
+            video?.keyframeIntervalFrames ? `${video.keyframeIntervalFrames} frames (${video.keyframeIntervalSeconds} s)` : 'n/a',
+            audio ? `${audio.codec} ${audio.profile ?? ''} ${audio.channels} ch ${audio.sampleRate} Hz ${audio.bitrateKbps} kb/s` : 'none',
+            props ? `${props.topLevelBoxes.join(' ')} (moov ${props.moov ?? '?'})` : 'n/a',
+            `\`${input.path.split('/').at(-1) ?? ''}\`${input.reused ? '' : ` (generated in ${formatMs(input.generateMs)})`}`,
+          ];
+        }),
+      ),
+    );
+    parts.push(
+      'Properties as ffprobe reads them from the files (bitrates are stream averages; B-frames and keyframe interval from the decoded frame types of the first 5 s; ' +
+        'box order read from the file). The ffmpeg commands are in `results.json` (`inputs[].recipe`).',
+    );
+  }
+
   parts.push('## Time to ready');
   const ttr = results.timeToReady;
   if (ttr.status === 'ok') {
     const labels = Object.keys(ttr.value.medians);
     parts.push(
       table(
-        ['Input', 'Runs: server (readyAt − createdAt)', 'Median server', 'Runs: client (POST → ready seen)', 'Median client'],
+        ['Input', 'Runs: server (readyAt − createdAt)', 'Median server', 'Runs: client (create sent → ready webhook)', 'Median client', 'Median DB poll'],
         labels.map((label) => {
           const samples = ttr.value.samples.filter((sample) => sample.input === label);
+          const median = ttr.value.medians[label];
           return [
             label,
             samples.map((sample) => formatMs(sample.serverMs)).join(', '),
-            formatMs(ttr.value.medians[label]?.serverMs),
-            samples.map((sample) => formatMs(sample.clientMs)).join(', '),
-            formatMs(ttr.value.medians[label]?.clientMs),
+            `**${formatMs(median?.serverMs)}**`,
+            samples.map((sample) => (sample.clientMs === null ? 'none' : formatMs(sample.clientMs))).join(', '),
+            `**${formatMs(median?.clientMs)}**`,
+            formatMs(median?.pollMs),
           ];
         }),
       ),
     );
-    if (ttr.value.ratioLongToShort) {
+    if (ttr.value.ratios.length > 0) {
       parts.push(
-        `Ratio median(300 s) / median(30 s): **${formatRatio(ttr.value.ratioLongToShort.serverSide)}** server-side, ` +
-          `${formatRatio(ttr.value.ratioLongToShort.clientObserved)} client-observed. ` +
-          `Runs interleaved; one uncounted 30 s warm-up first (${formatMs(ttr.value.warmup?.serverMs)}).`,
+        ttr.value.ratios
+          .map(
+            (entry) =>
+              `- ${entry.group}: median(${entry.long}) / median(${entry.short}) = **${formatRatio(entry.serverSide)}** server-side, ${formatRatio(entry.clientObserved)} client-observed`,
+          )
+          .join('\n'),
       );
     }
+    parts.push(
+      `Assets created one at a time, inputs interleaved, ${results.config.timeToReadyRuns} runs each, after one uncounted warm-up ` +
+        `(${ttr.value.warmup ? `${ttr.value.warmup.input}, ${formatMs(ttr.value.warmup.serverMs)}` : 'none'}); each run waits until the server's post-ready work ` +
+        '(the audio encode) is done. Client = the `video.asset.ready` webhook arriving at a receiver the benchmark runs; DB poll = the first 20 ms poll of the database that saw `ready`.',
+    );
   } else parts.push(outcomeNote(ttr) ?? '');
+
+  parts.push('## Idle memory');
+  const idle = results.idleMemory;
+  if (idle.status === 'ok') {
+    const value = idle.value;
+    parts.push(
+      table(
+        ['Measurement', 'RSS', 'of which anonymous', 'When'],
+        [
+          ['this run', `**${value.rssMB} MB**`, `${value.anonMB} MB`, `${value.settleMs / 1000} s after /api/health answered, before any other request (median of ${value.samples.length} samples; VmHWM ${value.hwmMB} MB)`],
+          ['previous', `${value.previous.rssMB} MB`, `${value.previous.anonMB} MB`, value.previous.source],
+        ],
+      ),
+    );
+    parts.push(`Server process ${value.pid} (${value.identifiedBy}); VmRSS and RssAnon from /proc/<pid>/status.`);
+  } else parts.push(outcomeNote(idle) ?? '');
 
   parts.push('## Segment 0: cold vs warm time to last byte');
   const segments = results.segments;
@@ -205,37 +266,56 @@ export const renderMarkdown = (results: BenchResults): string => {
     );
   } else parts.push(outcomeNote(baseline) ?? '');
 
-  parts.push('## Warm segment throughput');
-  const throughput = results.throughput;
-  if (throughput.status === 'ok') {
-    const rows = [{ label: 'Keyframe (segment route)', outcome: throughput }, { label: 'reference: plain node:http, same file', outcome: results.throughputReference }];
+  parts.push('## Cached delivery: Keyframe next to nginx');
+  const delivery = results.delivery;
+  if (delivery.status === 'ok') {
+    const value = delivery.value;
+    const generator = value.loadGenerator;
     parts.push(
-      table(
-        ['Server', 'Requests', 'Concurrency', 'OK', 'req/s', 'p50', 'p90', 'p99', 'max', 'MB/s', 'Bytes each', 'Connections'],
-        rows.map(({ label, outcome }) =>
-          outcome.status === 'ok'
-            ? [
-                label,
-                outcome.value.requests,
-                outcome.value.concurrency,
-                outcome.value.ok,
-                outcome.value.requestsPerSecond,
-                formatMs(outcome.value.latencyMs.p50),
-                formatMs(outcome.value.latencyMs.p90),
-                formatMs(outcome.value.latencyMs.p99),
-                formatMs(outcome.value.latencyMs.max),
-                outcome.value.megabytesPerSecond,
-                outcome.value.bytesPerResponse,
-                outcome.value.socketsUsed,
-              ]
-            : [label, outcome.status === 'error' ? `failed: ${outcome.error}` : `skipped: ${outcome.reason}`],
-        ),
-      ),
+      `Load: ${generator.tool === 'wrk' ? `\`wrk -t ${generator.threads} -c ${generator.connections} -d ${generator.secondsPerRun}s --latency\` (${generator.version.replace(/ Copyright.*/, '')}${generator.installedByBench ? `, installed by the benchmark from the Debian package ${generator.installedByBench}` : ''})` : `node:http keep-alive client, ${generator.connections} connections, ${generator.secondsPerRun} s`} ` +
+        `per run; per resource one uncounted ${generator.warmupSeconds} s warm-up per server, then ${generator.rounds} rounds of Keyframe → nginx → plain node, medians over the rounds. ` +
+        `nginx: ${value.nginx.available ? `${value.nginx.version} (\`${value.nginx.path}\`${value.nginx.installedByBench ? `, installed by the benchmark from the Debian package ${value.nginx.installedByBench}` : ''}), started by the benchmark: \`daemon off\`, \`worker_processes auto\`, sendfile, keep-alive, no access log; the config is in \`results.json\`` : `**not run**: ${value.nginx.reason}`}. ` +
+        `Asset \`${value.asset.playbackId}\`, rung ${value.asset.rung}; every server sends the same bytes (checked by SHA-256). The load generator shares the two cores with the server under test.`,
     );
+    if (generator.note) parts.push(`**${generator.note}**`);
+    const label: Record<DeliveryServerName, string> = { keyframe: 'Keyframe', nginx: 'nginx', node: 'plain node:http' };
+    const rows: Array<Array<string | number | null>> = [];
+    for (const comparison of value.comparisons) {
+      for (const name of ['keyframe', 'nginx', 'node'] as const) {
+        const summary = comparison.servers[name];
+        if (!summary) continue;
+        const vs = name === 'keyframe' ? comparison.vsNginx : null;
+        rows.push([
+          name === 'keyframe' ? `${comparison.kind} (${comparison.bytes} bytes)` : '',
+          label[name],
+          summary.requestsPerSecond === null ? null : Math.round(summary.requestsPerSecond),
+          formatLatency(summary.p50Ms),
+          formatLatency(summary.p99Ms),
+          summary.megabytesPerSecond === null ? null : round(summary.megabytesPerSecond, 1),
+          summary.errors,
+          vs ? `**${formatRatio(vs.requestsPerSecond)}**` : '',
+          vs ? formatRatio(vs.p50) : '',
+          vs ? `**${formatRatio(vs.p99)}**` : '',
+        ]);
+      }
+    }
+    parts.push(table(['Resource', 'Server', 'req/s', 'p50', 'p99', 'MB/s', 'Errors', 'req/s ÷ nginx', 'p50 ÷ nginx', 'p99 ÷ nginx'], rows));
+    const perRound = value.comparisons.filter((comparison) => comparison.perRound.length > 0);
+    if (perRound.length > 0) {
+      parts.push(
+        'Keyframe ÷ nginx per round (req/s; p99): ' +
+          perRound
+            .map((comparison) => `${comparison.kind} ${comparison.perRound.map((entry) => `${formatRatio(entry.requestsPerSecond)}; ${formatRatio(entry.p99)}`).join(' · ')}`)
+            .join(' — ') +
+          '.',
+      );
+    }
     parts.push(
-      `Segment: \`${throughput.value.url.replace(/^https?:\/\/[^/]+/, '')}\`, node:http keep-alive agent. The load generator runs on the same two cores as the server.`,
+      'Read: req/s ÷ nginx ≥ 0.5 means Keyframe serves at least half as many requests per second as nginx on the same machine; ' +
+        'p99 ÷ nginx ≤ 3 means its slowest 1 % of responses take at most three times as long. The plain node row is the Node floor: ' +
+        'the gap between it and Keyframe is Keyframe\'s own route, the gap between it and nginx is Node.',
     );
-  } else parts.push(outcomeNote(throughput) ?? '');
+  } else parts.push(outcomeNote(delivery) ?? '');
 
   parts.push('## Direct upload throughput');
   const uploads = results.uploadThroughput;
@@ -287,14 +367,16 @@ export const renderMarkdown = (results: BenchResults): string => {
   if (playbackNote) parts.push(playbackNote);
   if (playback.status === 'ok') {
     parts.push(
-      `hls.js (default settings) in the system Chromium plays ${playback.value.seconds} s of a fresh asset made from the 300 s input, ` +
-        'requested right after it turned ready, from a server with default settings. A stall is a `waiting` event after the first frame or an hls.js BUFFER_STALLED_ERROR.',
+      `hls.js (default settings) in the system Chromium plays ${playback.value.seconds} s of a fresh asset, requested right after it turned ready, ` +
+        `from a server with default settings; inputs interleaved (${playback.value.inputs.map((entry) => entry.input).join(', ')}). ` +
+        'A stall is a `waiting` event after the first frame or an hls.js BUFFER_STALLED_ERROR.',
     );
     parts.push(
       table(
-        ['Run', 'Stalls', 'Startup', 'Reached', 'Wall time', 'Levels played (height)', 'Slowest fragment loads'],
-        playback.value.runs.map((run, index) => [
-          index + 1,
+        ['Input', 'Run', 'Stalls', 'Startup', 'Reached', 'Wall time', 'Levels played (height)', 'Slowest fragment loads'],
+        playback.value.runs.map((run) => [
+          run.input,
+          run.run,
           run.stalls,
           formatMs(run.startupMs),
           `${run.reachedSeconds} s`,

@@ -5,42 +5,56 @@ import { parseArgs } from 'node:util';
 import { AssetDb } from './asset-db';
 import { runBaseline } from './baseline';
 import { measureColdPlaybackOnFreshServer } from './cold-playback';
+import { DELIVERY_KINDS, measureDelivery, type DeliveryOptions } from './delivery';
 import { keepAliveAgent } from './http';
-import { ensureInput, type BenchInput } from './inputs';
+import { measureIdleMemory } from './idle-memory';
+import { ensureInput, inputLabel, type BenchInput, type InputSpec } from './inputs';
 import { ensureProductionBuild, KeyframeServer } from './keyframe-server';
 import { machineInfo, phaseMeter, sampleLoad, waitForQuiet, type LoadSnapshot, type PhaseCpu } from './machine';
 import { installExitHandlers, killEverythingSync, runCommand } from './processes';
 import { renderMarkdown, type BenchResults, type PhaseOutcome, type Target } from './report';
 import { measureSegments } from './segments';
 import { startStaticServer, type StaticServer } from './static-server';
-import { errorMessage, formatMs, ratio, round } from './stats';
-import { measureThroughput } from './throughput';
+import { errorMessage, formatMs, formatRatio, ratio, round } from './stats';
+import { ensureSystemTool } from './system-tools';
 import { measureTimeToReady, type ReadyInput } from './time-to-ready';
 import { measureUploadThroughputOnFreshServer } from './upload-throughput';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
-// `npm run bench` (full, ~10+ min), `npm run bench -- --quick` (no 300 s input, no baseline) or
-// `npm run bench -- --only upload-throughput` (direct uploads alone, a few minutes) or
-// `--only time-to-ready` (the two inputs' time-to-ready alone).
+// `npm run bench` (full, ~20 min), `npm run bench -- --quick` (30 s inputs, no baseline, no cold
+// playback) or `--only <part>` (one part alone; see USAGE).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only upload-throughput|time-to-ready|cold-playback] [--runs N] [--samples N] [--upload-runs N] [--playback-runs N] [--wait-idle M] [--out DIR] [--ingest-timings]
+const ONLY = ['time-to-ready', 'delivery', 'cold-playback', 'upload-throughput'] as const;
+type OnlyPart = (typeof ONLY)[number];
 
-  --quick        skip the 300 s input and the ffmpeg baseline (for iteration)
-  --only upload-throughput
-                 run only the direct-upload section: a generated ~1.09 GB file uploaded as one
-                 PUT and as 32 MiB chunks, MB/s and the server's peak RSS (a few minutes)
+const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
+
+  --quick        30 s inputs only; no 300 s inputs, cold playback or ffmpeg baseline (for iteration)
   --only time-to-ready
-                 run only time-to-ready for the 30 s and 300 s inputs
+                 time-to-ready of every input (clean and camera-like, 30 s and 300 s, moov first and last)
+  --only delivery
+                 cached delivery side by side with nginx (and plain node): a segment, a media playlist
+                 and the multivariant playlist under the same wrk load (about 3 min)
   --only cold-playback
-                 run only the cold playback: hls.js in Chromium plays 60 s of a fresh 300 s asset
-  --playback-runs N
-                 cold playbacks (default 3)
-  --upload-runs N
-                 1 GiB uploads per method (default 3; 1 with --quick)
+                 hls.js in Chromium plays 60 s of a fresh asset: the clean and the camera-like 300 s input
+  --only upload-throughput
+                 the direct-upload section: a generated ~1.09 GB file uploaded as one PUT and as
+                 32 MiB chunks, MB/s and the server's peak RSS (a few minutes)
   --skip-baseline
                  full run without the ffmpeg baseline (it takes minutes)
   --runs N       time-to-ready runs per input (default 3)
   --samples N    fresh assets per cold/warm segment sample (default 3)
+  --delivery-rounds N
+                 Keyframe/nginx/node alternations per resource (default 3)
+  --delivery-seconds S
+                 length of one load run (default 5)
+  --delivery-connections C
+                 keep-alive connections of the load generator (default 32)
+  --playback-runs N
+                 cold playbacks per input (default 3)
+  --upload-runs N
+                 1 GiB uploads per method (default 3; 1 with --quick)
   --wait-idle M  before each phase, wait up to M minutes until other work leaves the CPU quiet
                  (3 consecutive 1 s samples under 20 % busy); default 0 (just record the load)
   --out DIR      write results.json and results.md there instead of bench/
@@ -55,11 +69,31 @@ const WORK_DIR = path.join(BENCH_DIR, '.work');
 const FFMPEG = 'ffmpeg';
 const FFPROBE = 'ffprobe';
 const SERVER_ENV = { PREFETCH_SEGMENTS: '0' };
-const THROUGHPUT = { requests: 200, concurrency: 16 };
 const SHORT_SECONDS = 30;
 const COLD_PLAYBACK_SECONDS = 60;
 const LONG_SECONDS = 300;
-const LIMITS = { timeToReady30Ms: 1_000, ratio300To30: 1.3, coldSegment0Ms: 1_000, uploadPeakRssMB: 300, uploadRssGrowthMB: 50 };
+const LIMITS = {
+  timeToReady30Ms: 1_000,
+  cameraTimeToReady30Ms: 700,
+  cameraClientObservedMs: 1_000,
+  ratio300To30: 1.3,
+  coldSegment0Ms: 1_000,
+  uploadPeakRssMB: 300,
+  uploadRssGrowthMB: 50,
+  deliveryRequestsPerSecondVsNginx: 0.5,
+  deliveryP99VsNginx: 3,
+};
+
+// Every input, in the order time-to-ready interleaves them.
+const CLEAN_30: InputSpec = { kind: 'clean', durationSeconds: SHORT_SECONDS, moov: 'first' };
+const CLEAN_300: InputSpec = { kind: 'clean', durationSeconds: LONG_SECONDS, moov: 'first' };
+const CAMERA_30_FIRST: InputSpec = { kind: 'camera', durationSeconds: SHORT_SECONDS, moov: 'first' };
+const CAMERA_30_LAST: InputSpec = { kind: 'camera', durationSeconds: SHORT_SECONDS, moov: 'last' };
+const CAMERA_300_FIRST: InputSpec = { kind: 'camera', durationSeconds: LONG_SECONDS, moov: 'first' };
+const CAMERA_300_LAST: InputSpec = { kind: 'camera', durationSeconds: LONG_SECONDS, moov: 'last' };
+const ALL_INPUTS = [CLEAN_30, CAMERA_30_FIRST, CAMERA_30_LAST, CLEAN_300, CAMERA_300_FIRST, CAMERA_300_LAST];
+// Cold playback: a camera file as a phone writes it (moov last) next to the clean one.
+const PLAYBACK_INPUTS = [CLEAN_300, CAMERA_300_LAST];
 
 const benchStartedAt = performance.now();
 const log = (line: string) => process.stderr.write(`[bench +${((performance.now() - benchStartedAt) / 1000).toFixed(1)}s] ${line}\n`);
@@ -116,9 +150,6 @@ const sourcesNewerThanBuild = (buildIdPath: string): string[] => {
   return newer.sort();
 };
 
-// Ends the main server's phases early (--only time-to-ready).
-class SkipRest extends Error {}
-
 const main = async (): Promise<number> => {
   const { values } = parseArgs({
     options: {
@@ -127,6 +158,9 @@ const main = async (): Promise<number> => {
       only: { type: 'string' },
       'upload-runs': { type: 'string' },
       'playback-runs': { type: 'string' },
+      'delivery-rounds': { type: 'string' },
+      'delivery-seconds': { type: 'string' },
+      'delivery-connections': { type: 'string' },
       runs: { type: 'string' },
       samples: { type: 'string' },
       'ingest-timings': { type: 'boolean', default: false },
@@ -140,13 +174,12 @@ const main = async (): Promise<number> => {
     return 0;
   }
   const quick = values.quick ?? false;
-  const only = values.only;
-  if (only !== undefined && only !== 'upload-throughput' && only !== 'time-to-ready' && only !== 'cold-playback') {
-    throw new Error(`--only takes upload-throughput, time-to-ready or cold-playback (got "${only}")`);
+  const onlyValue = values.only;
+  if (onlyValue !== undefined && !(ONLY as readonly string[]).includes(onlyValue)) {
+    throw new Error(`--only takes ${ONLY.join(', ')} (got "${onlyValue}")`);
   }
-  const uploadsOnly = only === 'upload-throughput';
-  const readyOnly = only === 'time-to-ready';
-  const playbackOnly = only === 'cold-playback';
+  const only = onlyValue as OnlyPart | undefined;
+  const runsPart = (part: OnlyPart) => only === undefined || only === part;
   const mode: BenchResults['mode'] = only ?? (quick ? 'quick' : 'full');
   const uploadRuns = positiveInt(values['upload-runs'], quick ? 1 : 3, 'upload-runs');
   const outDir = path.resolve(values.out ?? BENCH_DIR);
@@ -154,6 +187,13 @@ const main = async (): Promise<number> => {
   const runs = positiveInt(values.runs, 3, 'runs');
   const samples = positiveInt(values.samples, 3, 'samples');
   const playbackRuns = positiveInt(values['playback-runs'], 3, 'playback-runs');
+  const deliveryOptions: DeliveryOptions = {
+    rounds: positiveInt(values['delivery-rounds'], 3, 'delivery-rounds'),
+    seconds: positiveInt(values['delivery-seconds'], 5, 'delivery-seconds'),
+    connections: positiveInt(values['delivery-connections'], 32, 'delivery-connections'),
+    threads: 1,
+    warmupSeconds: 1,
+  };
   const waitIdleMinutes = values['wait-idle'] === undefined ? 0 : Number(values['wait-idle']);
   if (!Number.isFinite(waitIdleMinutes) || waitIdleMinutes < 0) throw new Error('--wait-idle takes a number of minutes');
   const loadBefore = (label: string) =>
@@ -164,6 +204,22 @@ const main = async (): Promise<number> => {
   const load: LoadSnapshot[] = [];
   const observations: string[] = [];
   let serverLogTail: string[] = [];
+
+  // Which parts run. --quick: the 30 s inputs' time-to-ready, segments, delivery and uploads.
+  const doReady = runsPart('time-to-ready');
+  const doSegments = only === undefined;
+  const doDelivery = runsPart('delivery');
+  const doUploads = runsPart('upload-throughput');
+  const doPlayback = only === 'cold-playback' || (only === undefined && !quick);
+  const mainServer = doReady || doSegments || doDelivery;
+  const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
+  const neededSpecs = [
+    ...readySpecs,
+    ...(doSegments || doDelivery ? [CLEAN_30] : []),
+    ...(doPlayback ? PLAYBACK_INPUTS : []),
+    ...(!skipBaseline ? [CLEAN_300] : []),
+  ];
+  const specs = ALL_INPUTS.filter((spec) => neededSpecs.includes(spec));
 
   log(`mode ${mode}; repository ${REPO_ROOT}`);
   load.push(await sampleLoad('start'));
@@ -179,86 +235,98 @@ const main = async (): Promise<number> => {
 
   // Inputs (cached under bench/.work/)
   const inputs: BenchInput[] = [];
-  for (const seconds of uploadsOnly ? [] : playbackOnly ? [LONG_SECONDS] : quick ? [SHORT_SECONDS] : [SHORT_SECONDS, LONG_SECONDS]) {
-    inputs.push(await ensureInput({ durationSeconds: seconds, workDir: WORK_DIR, ffmpeg: FFMPEG, ffprobe: FFPROBE, log }));
-  }
-  const shortInput = inputs.find((input) => input.durationSeconds === SHORT_SECONDS);
-  const longInput = inputs.find((input) => input.durationSeconds === LONG_SECONDS);
-  if (!shortInput && !uploadsOnly && !playbackOnly) throw new Error('the 30 s input is missing');
+  for (const spec of specs) inputs.push(await ensureInput({ spec, workDir: WORK_DIR, ffmpeg: FFMPEG, ffprobe: FFPROBE, log }));
+  const inputOf = (spec: InputSpec) => inputs.find((input) => input.label === inputLabel(spec));
+  const shortInput = inputOf(CLEAN_30);
+  const longInput = inputOf(CLEAN_300);
+
+  // The delivery comparison's peers (installed with apt when missing, root and Debian).
+  const tools = doDelivery
+    ? {
+        wrk: await ensureSystemTool({ binary: 'wrk', versionArgs: ['-v'], aptPackages: ['wrk'], log }),
+        nginx: await ensureSystemTool({ binary: 'nginx', versionArgs: ['-v'], aptPackages: ['nginx-light', 'nginx'], log }),
+      }
+    : null;
+  if (tools && !tools.wrk.available) log(`delivery: ${tools.wrk.reason}; falling back to the node:http load generator`);
 
   let staticServer: StaticServer | undefined;
+  let webhooks: WebhookReceiver | undefined;
   let server: KeyframeServer | undefined;
   let db: AssetDb | undefined;
   const agent = keepAliveAgent(4);
-  const notRun = { status: 'skipped' as const, reason: uploadsOnly || playbackOnly ? `--only ${only}` : 'not reached' };
-  let timeToReady: BenchResults['timeToReady'] = notRun;
-  let segments: BenchResults['segments'] = notRun;
-  let throughput: BenchResults['throughput'] = notRun;
-  let throughputReference: BenchResults['throughputReference'] = notRun;
+  const skipped = (part: string) => ({ status: 'skipped' as const, reason: only ? `--only ${only}` : quick ? `--quick (${part})` : part });
+  let idleMemory: BenchResults['idleMemory'] = mainServer ? { status: 'skipped', reason: 'not reached' } : skipped('no main server');
+  let timeToReady: BenchResults['timeToReady'] = doReady ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
+  let segments: BenchResults['segments'] = doSegments ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
+  let delivery: BenchResults['delivery'] = doDelivery ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
   let baseline: BenchResults['baseline'] = skipBaseline
-    ? { status: 'skipped', reason: values.only ? `--only ${values.only}` : quick ? '--quick' : '--skip-baseline' }
+    ? { status: 'skipped', reason: only ? `--only ${only}` : quick ? '--quick' : '--skip-baseline' }
     : { status: 'skipped', reason: 'not reached' };
-  let uploadThroughput: BenchResults['uploadThroughput'] = { status: 'skipped', reason: 'not reached' };
-  let coldPlayback: BenchResults['coldPlayback'] = { status: 'skipped', reason: 'not reached' };
+  let uploadThroughput: BenchResults['uploadThroughput'] = doUploads ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
+  let coldPlayback: BenchResults['coldPlayback'] = doPlayback ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
 
-  // The main server's phases; --only upload-throughput runs none of them.
-  if (!uploadsOnly && shortInput) {
+  // The main server's phases: idle memory, time-to-ready, segments, delivery.
+  if (mainServer) {
     try {
       staticServer = await startStaticServer(Object.fromEntries(inputs.map((input) => [path.basename(input.path), input.path])));
       const urlOf = (input: BenchInput) => staticServer?.url(path.basename(input.path)) ?? '';
+      webhooks = await startWebhookReceiver();
       log(`starting the Keyframe server (${Object.entries(serverEnv).map(([key, value]) => `${key}=${value}`).join(' ')})…`);
       server = await KeyframeServer.start({ repoRoot: REPO_ROOT, env: serverEnv });
-      const token = await server.createToken();
-      db = new AssetDb(server.dataDir);
-      const readyInputs: ReadyInput[] = inputs.map((input) => ({ label: `${input.durationSeconds} s`, durationSeconds: input.durationSeconds, url: urlOf(input) }));
-
-      load.push(await loadBefore('before time-to-ready'));
       const activeServer = server;
+      // Before anything else touches it: the server at rest.
+      idleMemory = await phase('idle memory', async () => {
+        const result = await measureIdleMemory(activeServer);
+        log(`idle memory: RSS ${result.rssMB} MB (anonymous ${result.anonMB} MB), ${result.settleMs / 1000} s after /api/health answered`);
+        return result;
+      });
+      const token = await server.createToken();
+      await server.createWebhookEndpoint(webhooks.url);
+      db = new AssetDb(server.dataDir);
       const activeDb = db;
-      timeToReady = await phase('time-to-ready', () =>
-        measureTimeToReady({ server: activeServer, token, db: activeDb, inputs: readyInputs, runs, log }),
-      );
+      const activeWebhooks = webhooks;
 
-      if (readyOnly) throw new SkipRest();
-      load.push(await loadBefore('before segments'));
-      segments = await phase('segments', () =>
-        measureSegments({ server: activeServer, token, db: activeDb, inputUrl: urlOf(shortInput), samples, agent, log }),
-      );
-
-      const warmUrl = segments.status === 'ok' ? segments.value.warmSegmentUrl : null;
-      if (warmUrl) {
-        load.push(await loadBefore('before throughput'));
-        throughput = await phase('throughput', async () => {
-          const result = await measureThroughput({ url: warmUrl, ...THROUGHPUT });
-          log(`throughput: ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
-          return result;
+      if (doReady) {
+        const readyInputs: ReadyInput[] = readySpecs.flatMap((spec) => {
+          const input = inputOf(spec);
+          return input ? [{ label: input.label, kind: input.kind, moov: input.moov, durationSeconds: input.durationSeconds, url: urlOf(input) }] : [];
         });
-        // Reference: the same stored file from a plain node:http server, with the same client.
-        const [playbackId, rendition, file] = new URL(warmUrl).pathname.split('/').slice(1);
-        const assetId = segments.status === 'ok' ? segments.value.assets.find((asset) => asset.playbackId === playbackId)?.assetId : undefined;
-        if (assetId && rendition && file && staticServer) {
-          const stored = path.join(activeServer.dataDir, 'assets', assetId, 'hls', rendition, file);
-          staticServer.add('reference-segment.m4s', stored);
-          const referenceUrl = staticServer.url('reference-segment.m4s');
-          throughputReference = await phase('throughput reference', async () => {
-            const result = await measureThroughput({ url: referenceUrl, ...THROUGHPUT });
-            log(`throughput reference (plain node:http): ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms`);
-            return result;
-          });
-        }
-      } else {
-        throughput = { status: 'skipped', reason: 'no warm segment (the segment phase did not complete)' };
+        load.push(await loadBefore('before time-to-ready'));
+        timeToReady = await phase('time-to-ready', () =>
+          measureTimeToReady({ server: activeServer, token, db: activeDb, webhooks: activeWebhooks, inputs: readyInputs, runs, log }),
+        );
+      }
+      if (doSegments && shortInput) {
+        load.push(await loadBefore('before segments'));
+        segments = await phase('segments', () =>
+          measureSegments({ server: activeServer, token, db: activeDb, inputUrl: urlOf(shortInput), samples, agent, log }),
+        );
+      }
+      if (doDelivery && shortInput && tools && staticServer) {
+        const files = staticServer;
+        load.push(await loadBefore('before delivery'));
+        delivery = await phase('delivery', () =>
+          measureDelivery({
+            server: activeServer,
+            token,
+            db: activeDb,
+            inputUrl: urlOf(shortInput),
+            workDir: WORK_DIR,
+            staticServer: files,
+            wrk: tools.wrk,
+            nginx: tools.nginx,
+            options: deliveryOptions,
+            log,
+          }),
+        );
       }
     } catch (error) {
-      if (error instanceof SkipRest) {
-        segments = throughput = { status: 'skipped', reason: '--only time-to-ready' };
-      } else {
-        log(`setup failed: ${errorMessage(error)}`);
+      log(`setup failed: ${errorMessage(error)}`);
       const failure = { status: 'error' as const, error: errorMessage(error) };
-      if (timeToReady.status === 'skipped') timeToReady = failure;
-      if (segments.status === 'skipped') segments = failure;
-        if (throughput.status === 'skipped') throughput = failure;
-      }
+      if (idleMemory.status === 'skipped') idleMemory = failure;
+      if (doReady && timeToReady.status === 'skipped') timeToReady = failure;
+      if (doSegments && segments.status === 'skipped') segments = failure;
+      if (doDelivery && delivery.status === 'skipped') delivery = failure;
     } finally {
       agent.destroy();
       db?.close();
@@ -266,34 +334,36 @@ const main = async (): Promise<number> => {
         serverLogTail = server.logs().split('\n').filter(Boolean).slice(-40);
         await server.stop();
       }
+      await webhooks?.close();
       await staticServer?.close();
     }
   }
 
   // On a server of its own (see measureUploadThroughputOnFreshServer), after the main one stopped.
-  const skipUploads = readyOnly || playbackOnly;
-  if (!skipUploads) load.push(await loadBefore('before upload throughput'));
-  uploadThroughput = skipUploads ? { status: 'skipped', reason: `--only ${only}` } : await phase('upload throughput', async () => {
-    const { result, serverLogTail: uploadServerLogTail } = await measureUploadThroughputOnFreshServer({
-      repoRoot: REPO_ROOT,
-      env: serverEnv,
-      ffmpeg: FFMPEG,
-      runs: uploadRuns,
-      log,
+  if (doUploads) {
+    load.push(await loadBefore('before upload throughput'));
+    uploadThroughput = await phase('upload throughput', async () => {
+      const { result, serverLogTail: uploadServerLogTail } = await measureUploadThroughputOnFreshServer({
+        repoRoot: REPO_ROOT,
+        env: serverEnv,
+        ffmpeg: FFMPEG,
+        runs: uploadRuns,
+        log,
+      });
+      serverLogTail = [...serverLogTail, ...uploadServerLogTail.map((line) => `[upload-throughput server] ${line}`)];
+      return result;
     });
-    serverLogTail = [...serverLogTail, ...uploadServerLogTail.map((line) => `[upload-throughput server] ${line}`)];
-    return result;
-  });
+  }
 
   // Also on a server of its own: default settings (prefetch on), as a viewer would meet it.
-  if (longInput && (only === undefined || playbackOnly)) {
+  const playbackInputs = PLAYBACK_INPUTS.map(inputOf).filter((input): input is BenchInput => input !== undefined);
+  if (doPlayback && playbackInputs.length > 0) {
     load.push(await loadBefore('before cold playback'));
-    const input = longInput;
     coldPlayback = await phase('cold playback', async () => {
       const { result, serverLogTail: playbackServerLogTail } = await measureColdPlaybackOnFreshServer({
         repoRoot: REPO_ROOT,
         env: values['ingest-timings'] ? { LOG_LEVEL: 'info' } : {},
-        inputPath: input.path,
+        inputs: playbackInputs.map((input) => ({ label: input.label, path: input.path })),
         seconds: COLD_PLAYBACK_SECONDS,
         runs: playbackRuns,
         log,
@@ -301,8 +371,6 @@ const main = async (): Promise<number> => {
       serverLogTail = [...serverLogTail, ...playbackServerLogTail.map((line) => `[cold-playback server] ${line}`)];
       return result;
     });
-  } else {
-    coldPlayback = { status: 'skipped', reason: only ? `--only ${only}` : '--quick (no 300 s input)' };
   }
 
   if (!skipBaseline && longInput) {
@@ -314,109 +382,203 @@ const main = async (): Promise<number> => {
   load.push(await sampleLoad('end'));
 
   // Summary, targets, observations
-  const medians = timeToReady.status === 'ok' ? timeToReady.value.medians : {};
-  const short = medians[`${SHORT_SECONDS} s`];
-  const long = medians[`${LONG_SECONDS} s`];
-  const ratio300To30 = timeToReady.status === 'ok' ? timeToReady.value.ratioLongToShort : null;
+  const ready = timeToReady.status === 'ok' ? timeToReady.value : null;
+  const medianOf = (spec: InputSpec) => ready?.medians[inputLabel(spec)];
+  const ratioOf = (group: string) => ready?.ratios.find((entry) => entry.group === group);
+  const cleanRatio = ratioOf('clean');
   const first = segments.status === 'ok' ? segments.value.firstListed : null;
   const baselineMs = baseline.status === 'ok' ? baseline.value.wallMs : null;
   const upload = uploadThroughput.status === 'ok' ? uploadThroughput.value : null;
+  const comparisons = delivery.status === 'ok' ? delivery.value.comparisons : [];
+  const longClean = medianOf(CLEAN_300);
   const summary: BenchResults['summary'] = {
     timeToReadyMs: Object.fromEntries(
-      Object.entries(medians).map(([label, value]) => [label, { serverSide: value.serverMs, clientObserved: value.clientMs }]),
+      Object.entries(ready?.medians ?? {}).map(([label, value]) => [label, { serverSide: value.serverMs, clientObserved: value.clientMs, dbPoll: value.pollMs }]),
     ),
-    ratio300To30,
+    timeToReadyRatios: ready?.ratios ?? [],
+    idleRssMB: idleMemory.status === 'ok' ? idleMemory.value.rssMB : null,
     firstListedVariant: first?.rung ?? null,
     firstListedColdSegment0Ms: first?.coldMs ?? null,
     firstListedColdSegment0DirectMs: first?.coldDirectMs ?? null,
     firstListedInitPlusColdMs: first?.initPlusColdMs ?? null,
     firstListedStartupMs: segments.status === 'ok' ? segments.value.startup.medianTotalMs : null,
+    delivery: Object.fromEntries(
+      comparisons.map((comparison) => [
+        comparison.kind,
+        {
+          keyframeRequestsPerSecond: comparison.servers.keyframe?.requestsPerSecond ?? null,
+          nginxRequestsPerSecond: comparison.servers.nginx?.requestsPerSecond ?? null,
+          requestsPerSecondVsNginx: comparison.vsNginx?.requestsPerSecond ?? null,
+          p99VsNginx: comparison.vsNginx?.p99 ?? null,
+        },
+      ]),
+    ),
     baselineMs,
-    ratioTimeToReady300ToBaseline: ratio(long?.serverMs ?? null, baselineMs) === null ? null : round((long?.serverMs ?? 0) / (baselineMs ?? 1), 5),
-    warmSegmentRequestsPerSecond: throughput.status === 'ok' ? throughput.value.requestsPerSecond : null,
+    ratioTimeToReady300ToBaseline:
+      ratio(longClean?.serverMs ?? null, baselineMs) === null ? null : round((longClean?.serverMs ?? 0) / (baselineMs ?? 1), 5),
     uploadSinglePutMegabytesPerSecond: upload?.medians['single PUT'].megabytesPerSecond ?? null,
     uploadChunkedMegabytesPerSecond: upload?.medians['32 MiB chunks'].megabytesPerSecond ?? null,
     uploadServerPeakRssMB: upload?.peakRssMB ?? null,
-    coldPlaybackMaxStalls: coldPlayback.status === 'ok' ? coldPlayback.value.maxStalls : null,
+    coldPlaybackMaxStalls: coldPlayback.status === 'ok' ? Object.fromEntries(coldPlayback.value.inputs.map((entry) => [entry.input, entry.maxStalls])) : {},
   };
 
-  // Whether a target passed follows from its value and limit (null: not measured).
-  const target = (spec: Omit<Target, 'pass'>): Target => ({ ...spec, pass: spec.value === null ? null : spec.value <= spec.limit });
-  const firstRung = segments.status === 'ok' ? segments.value.rungs[0] : undefined;
-  const initEncodesSegment0 = firstRung !== undefined && !firstRung.segment0OnDiskAfterInit.startsWith('0/');
-  const uploadTargets: Target[] = [
-    target({
-      id: 'upload_peak_rss',
-      description: 'Server peak RSS (VmHWM) while receiving ~1.09 GB direct uploads',
-      value: upload?.peakRssMB ?? null,
-      limit: LIMITS.uploadPeakRssMB,
-      unit: 'MB',
-      note: upload
-        ? `${upload.memoryAtStartMB.rss} MB at start (before any request); sampled peak ${upload.rssFlatness.smallUploadPeakMB} MB during a ${round(upload.smallFile.bytes / 1e6, 0)} MB upload, ` +
-          `${upload.rssFlatness.largeUploadPeakMB} MB during the ${round(upload.largeFile.bytes / 1e6, 0)} MB ones`
-        : undefined,
-    }),
-    target({
-      id: 'upload_rss_growth',
-      description: `Server RSS growth from a ${upload ? round(upload.smallFile.bytes / 1e6, 0) : '?'} MB to a ${upload ? round(upload.largeFile.bytes / 1e6, 0) : '?'} MB upload (sampled peaks)`,
-      value: upload?.rssFlatness.growthMB ?? null,
-      limit: LIMITS.uploadRssGrowthMB,
-      unit: 'MB',
-      note: '"flat regardless of file size": the tolerance allows for garbage-collector noise, not for buffering a file',
-    }),
-  ];
-  const mainServerTargets: Target[] = [
-    target({
-      id: 'time_to_ready_30s',
-      description: 'Time to ready, 30 s input (median, server-side)',
-      value: short?.serverMs ?? null,
-      limit: LIMITS.timeToReady30Ms,
-      unit: 'ms',
-      note: short ? `client-observed median ${formatMs(short.clientMs)}` : undefined,
-    }),
-    target({
-      id: 'ratio_300s_to_30s',
-      description: 'Time to ready, median(300 s) / median(30 s), server-side',
-      value: ratio300To30?.serverSide ?? null,
-      limit: LIMITS.ratio300To30,
-      unit: 'ratio',
-      note: quick ? 'not measured in a --quick run' : ratio300To30 ? `client-observed ${ratio300To30.clientObserved}` : undefined,
-    }),
-    target({
-      id: 'cold_segment0_first_listed',
-      description: `Cold segment 0 of the first-listed variant (${first?.rung ?? '?'}), player order`,
-      value: first?.coldMs ?? null,
-      limit: LIMITS.coldSegment0Ms,
-      unit: 'ms',
-      note: first
-        ? `TTLB of the 0.m4s request after multivariant → playlist → init.mp4${initEncodesSegment0 ? ` (segment 0 was already on disk when it was sent in ${firstRung?.segment0OnDiskAfterInit} samples)` : ''}; ` +
-          `init.mp4 took ${formatMs(first.initMs)}; multivariant request → last byte of segment 0 ${formatMs(segments.status === 'ok' ? segments.value.startup.medianTotalMs : null)}`
-        : undefined,
-    }),
-    target({
-      id: 'cold_segment0_first_listed_segment_first',
-      description: `Cold segment 0 of the first-listed variant (${first?.rung ?? '?'}), requested before anything else`,
-      value: first?.coldDirectMs ?? null,
-      limit: LIMITS.coldSegment0Ms,
-      unit: 'ms',
-      note: 'not one of the brief\'s targets: the same limit applied to the full on-demand encode of segment 0',
-    }),
-  ];
-  const playbackTarget = target({
-    id: 'cold_playback_stalls',
-    description: `Stalls after the first frame, ${COLD_PLAYBACK_SECONDS} s cold playback in hls.js/Chromium (worst of ${playbackRuns})`,
-    value: coldPlayback.status === 'ok' ? coldPlayback.value.maxStalls : null,
-    limit: 0,
-    unit: 'count',
-    note: coldPlayback.status === 'ok' ? `per run: ${coldPlayback.value.runs.map((run) => run.stalls).join(', ')}` : undefined,
+  // Whether a target passed follows from its value, limit and direction (null: not measured).
+  const target = (spec: Omit<Target, 'pass'>): Target => ({
+    ...spec,
+    pass: spec.value === null ? null : spec.atLeast ? spec.value >= spec.limit : spec.value <= spec.limit,
   });
-  const targets = uploadsOnly
-    ? uploadTargets
-    : playbackOnly
-      ? [playbackTarget]
-      : readyOnly
-        ? mainServerTargets.slice(0, 2)
-        : [...mainServerTargets, ...uploadTargets, playbackTarget];
+  const targets: Target[] = [];
+  if (doReady) {
+    const clean30 = medianOf(CLEAN_30);
+    targets.push(
+      target({
+        id: 'time_to_ready_clean_30s',
+        description: `Time to ready, ${inputLabel(CLEAN_30)} (median, server-side)`,
+        value: clean30?.serverMs ?? null,
+        limit: LIMITS.timeToReady30Ms,
+        unit: 'ms',
+        note: clean30 ? `client-observed (webhook) median ${formatMs(clean30.clientMs)}, database poll ${formatMs(clean30.pollMs)}` : undefined,
+      }),
+      target({
+        id: 'ratio_clean_300s_to_30s',
+        description: 'Time to ready, clean: median(300 s) / median(30 s), server-side',
+        value: cleanRatio?.serverSide ?? null,
+        limit: LIMITS.ratio300To30,
+        unit: 'ratio',
+        note: quick ? 'not measured in a --quick run' : cleanRatio ? `client-observed ${formatRatio(cleanRatio.clientObserved)}` : undefined,
+      }),
+    );
+    for (const spec of [CAMERA_30_FIRST, CAMERA_30_LAST]) {
+      const value = medianOf(spec);
+      targets.push(
+        target({
+          id: `time_to_ready_camera_30s_moov_${spec.moov}`,
+          description: `Time to ready, ${inputLabel(spec)} (median, server-side)`,
+          value: value?.serverMs ?? null,
+          limit: LIMITS.cameraTimeToReady30Ms,
+          unit: 'ms',
+        }),
+      );
+    }
+    for (const moov of ['first', 'last'] as const) {
+      const entry = ratioOf(`camera, moov ${moov}`);
+      targets.push(
+        target({
+          id: `ratio_camera_moov_${moov}_300s_to_30s`,
+          description: `Time to ready, camera, moov ${moov}: median(300 s) / median(30 s), server-side`,
+          value: entry?.serverSide ?? null,
+          limit: LIMITS.ratio300To30,
+          unit: 'ratio',
+          note: quick ? 'not measured in a --quick run' : entry ? `client-observed ${formatRatio(entry.clientObserved)}` : undefined,
+        }),
+      );
+    }
+    for (const spec of [CAMERA_30_FIRST, CAMERA_30_LAST, CAMERA_300_FIRST, CAMERA_300_LAST]) {
+      if (quick && spec.durationSeconds !== SHORT_SECONDS) continue;
+      const value = medianOf(spec);
+      targets.push(
+        target({
+          id: `client_observed_camera_${spec.durationSeconds}s_moov_${spec.moov}`,
+          description: `Client-observed time to ready, ${inputLabel(spec)} (create sent → ready webhook received, median)`,
+          value: value?.clientMs ?? null,
+          limit: LIMITS.cameraClientObservedMs,
+          unit: 'ms',
+          note: value?.webhooksMissing ? `${value.webhooksMissing} of ${value.runs} ready webhooks did not arrive within ${ready?.webhookTimeoutMs} ms` : undefined,
+        }),
+      );
+    }
+  }
+  if (doSegments) {
+    const firstRungSample = segments.status === 'ok' ? segments.value.rungs[0] : undefined;
+    const encodesEarly = firstRungSample !== undefined && !firstRungSample.segment0OnDiskAfterInit.startsWith('0/');
+    targets.push(
+      target({
+        id: 'cold_segment0_first_listed',
+        description: `Cold segment 0 of the first-listed variant (${first?.rung ?? '?'}), player order`,
+        value: first?.coldMs ?? null,
+        limit: LIMITS.coldSegment0Ms,
+        unit: 'ms',
+        note: first
+          ? `TTLB of the 0.m4s request after multivariant → playlist → init.mp4${encodesEarly ? ` (segment 0 was already on disk when it was sent in ${firstRungSample?.segment0OnDiskAfterInit} samples)` : ''}; ` +
+            `init.mp4 took ${formatMs(first.initMs)}; multivariant request → last byte of segment 0 ${formatMs(segments.status === 'ok' ? segments.value.startup.medianTotalMs : null)}`
+          : undefined,
+      }),
+      target({
+        id: 'cold_segment0_first_listed_segment_first',
+        description: `Cold segment 0 of the first-listed variant (${first?.rung ?? '?'}), requested before anything else`,
+        value: first?.coldDirectMs ?? null,
+        limit: LIMITS.coldSegment0Ms,
+        unit: 'ms',
+        note: "not one of the brief's targets: the same limit applied to the full on-demand encode of segment 0",
+      }),
+    );
+  }
+  if (doDelivery) {
+    const viaNode = delivery.status === 'ok' && delivery.value.loadGenerator.tool === 'node' ? ' (node:http load generator: wrk was unavailable)' : '';
+    for (const kind of DELIVERY_KINDS) {
+      const comparison = comparisons.find((entry) => entry.kind === kind);
+      const k = comparison?.servers.keyframe;
+      const n = comparison?.servers.nginx;
+      targets.push(
+        target({
+          id: `delivery_${kind.replace(/ /g, '_')}_rps_vs_nginx`,
+          description: `Cached ${kind}: Keyframe req/s ÷ nginx req/s${viaNode}`,
+          value: comparison?.vsNginx?.requestsPerSecond ?? null,
+          limit: LIMITS.deliveryRequestsPerSecondVsNginx,
+          atLeast: true,
+          unit: 'ratio',
+          note: k && n ? `${k.requestsPerSecond} vs ${n.requestsPerSecond} req/s (medians of ${k.rounds} alternating runs)` : n === undefined && delivery.status === 'ok' ? 'nginx unavailable' : undefined,
+        }),
+        target({
+          id: `delivery_${kind.replace(/ /g, '_')}_p99_vs_nginx`,
+          description: `Cached ${kind}: Keyframe p99 ÷ nginx p99${viaNode}`,
+          value: comparison?.vsNginx?.p99 ?? null,
+          limit: LIMITS.deliveryP99VsNginx,
+          unit: 'ratio',
+          note: k && n ? `${formatMs(k.p99Ms)} vs ${formatMs(n.p99Ms)}` : undefined,
+        }),
+      );
+    }
+  }
+  if (doUploads) {
+    targets.push(
+      target({
+        id: 'upload_peak_rss',
+        description: 'Server peak RSS (VmHWM) while receiving ~1.09 GB direct uploads',
+        value: upload?.peakRssMB ?? null,
+        limit: LIMITS.uploadPeakRssMB,
+        unit: 'MB',
+        note: upload
+          ? `${upload.memoryAtStartMB.rss} MB at start (before any request); sampled peak ${upload.rssFlatness.smallUploadPeakMB} MB during a ${round(upload.smallFile.bytes / 1e6, 0)} MB upload, ` +
+            `${upload.rssFlatness.largeUploadPeakMB} MB during the ${round(upload.largeFile.bytes / 1e6, 0)} MB ones`
+          : undefined,
+      }),
+      target({
+        id: 'upload_rss_growth',
+        description: `Server RSS growth from a ${upload ? round(upload.smallFile.bytes / 1e6, 0) : '?'} MB to a ${upload ? round(upload.largeFile.bytes / 1e6, 0) : '?'} MB upload (sampled peaks)`,
+        value: upload?.rssFlatness.growthMB ?? null,
+        limit: LIMITS.uploadRssGrowthMB,
+        unit: 'MB',
+        note: '"flat regardless of file size": the tolerance allows for garbage-collector noise, not for buffering a file',
+      }),
+    );
+  }
+  if (doPlayback) {
+    for (const spec of PLAYBACK_INPUTS) {
+      const entry = coldPlayback.status === 'ok' ? coldPlayback.value.inputs.find((item) => item.input === inputLabel(spec)) : undefined;
+      const perRun = coldPlayback.status === 'ok' ? coldPlayback.value.runs.filter((run) => run.input === inputLabel(spec)).map((run) => run.stalls) : [];
+      targets.push(
+        target({
+          id: `cold_playback_stalls_${spec.kind}`,
+          description: `Stalls after the first frame, ${COLD_PLAYBACK_SECONDS} s cold playback of ${inputLabel(spec)} in hls.js/Chromium (worst of ${playbackRuns})`,
+          value: entry?.maxStalls ?? null,
+          limit: 0,
+          unit: 'count',
+          note: entry ? `per run: ${perRun.join(', ')}; median startup ${formatMs(entry.medianStartupMs)}` : undefined,
+        }),
+      );
+    }
+  }
 
   const contended = phaseCpu.filter((cpu) => cpu.otherPercent !== null && cpu.otherPercent > 10);
   if (contended.length > 0) {
@@ -449,14 +611,25 @@ const main = async (): Promise<number> => {
         'the server ran the old build for Next.js routes. Run `npm run build` and benchmark again.',
     );
   }
-  if (initEncodesSegment0) {
-    observations.push(
-      `In player order, segment 0 of ${firstRung?.rung} was already on disk before its 0.m4s request in ${firstRung?.segment0OnDiskAfterInit} samples ` +
-        '(the multivariant request starts encoding it, and init.mp4 is produced by encoding segment 0), so that "cold" request was a disk read; ' +
-        'the cost moved into the init.mp4 request. The segment-first column is the full on-demand encode.',
-    );
+  for (const input of inputs) {
+    const video = input.properties?.video;
+    if (input.kind !== 'camera' || !video) continue;
+    const problems = [
+      video.bitrateKbps !== null && (video.bitrateKbps < 6_000 || video.bitrateKbps > 8_000) ? `video bitrate ${video.bitrateKbps} kb/s is outside 6–8 Mb/s` : null,
+      video.bFrames === 0 ? 'it has no B-frames' : null,
+      input.properties?.moov !== input.moov ? `its moov is ${input.properties?.moov ?? 'not found'} (expected ${input.moov})` : null,
+    ].filter(Boolean);
+    if (problems.length > 0) observations.push(`The camera-like input "${input.label}" is not what it should be: ${problems.join('; ')}.`);
   }
   if (segments.status === 'ok') {
+    const firstRungSample = segments.value.rungs[0];
+    if (firstRungSample && !firstRungSample.segment0OnDiskAfterInit.startsWith('0/')) {
+      observations.push(
+        `In player order, segment 0 of ${firstRungSample.rung} was already on disk before its 0.m4s request in ${firstRungSample.segment0OnDiskAfterInit} samples ` +
+          '(the multivariant request starts encoding it), so that "cold" request was a disk read; ' +
+          'the cost moved into the init.mp4 request. The segment-first column is the full on-demand encode.',
+      );
+    }
     const others = segments.value.rungs.slice(1).filter((rung) => !rung.segment0OnDiskAfterInit.startsWith('0/'));
     if (others.length > 0) {
       observations.push(
@@ -464,23 +637,39 @@ const main = async (): Promise<number> => {
           `${others.map((rung) => `${rung.rung} ${rung.segment0OnDiskAfterInit}`).join(', ')}), so "cold" segment 0 there is a disk read too.`,
       );
     }
+    if (first && !first.consistentAcrossSamples) observations.push('The first-listed variant differed between samples.');
   }
-  if (first && !first.consistentAcrossSamples) observations.push('The first-listed variant differed between samples.');
-  if (timeToReady.status === 'ok') {
-    const unsettled = timeToReady.value.samples.filter((sample) => sample.settle.timedOut);
+  if (ready) {
+    const unsettled = ready.samples.filter((sample) => sample.settle.timedOut);
     if (unsettled.length > 0) observations.push(`Post-ready work did not settle within 3 min after ${unsettled.length} asset(s).`);
   }
-  if (throughput.status === 'ok') {
-    const value = throughput.value;
-    if (value.failed > 0) observations.push(`${value.failed} of ${value.requests} throughput requests failed: ${JSON.stringify(value.statusCounts)}.`);
-    if (value.socketsUsed > value.concurrency) {
-      observations.push(`Throughput requests used ${value.socketsUsed} connections for concurrency ${value.concurrency}: keep-alive was not honoured.`);
+  if (delivery.status === 'ok') {
+    const value = delivery.value;
+    if (value.loadGenerator.note) observations.push(value.loadGenerator.note);
+    if (!value.nginx.available) observations.push(`nginx was skipped: ${value.nginx.reason}.`);
+    const unstable = value.resources.filter((resource) => !resource.stable);
+    if (unstable.length > 0) observations.push(`Keyframe answered two requests for ${unstable.map((resource) => resource.urlPath).join(', ')} with different bytes; nginx served the second answer.`);
+    const failing = value.runs.filter((run) => Object.values(run.load.errors).some((count) => count > 0));
+    if (failing.length > 0) {
+      observations.push(
+        `Delivery load runs with errors: ${failing.map((run) => `${run.kind} ${run.server} round ${run.round} ${JSON.stringify(run.load.errors)}`).join('; ')}.`,
+      );
+    }
+    const drift = value.comparisons.filter((comparison) => {
+      const ratios = comparison.perRound.map((entry) => entry.requestsPerSecond).filter((entry): entry is number => entry !== null);
+      return ratios.length > 1 && Math.max(...ratios) > 1.5 * Math.min(...ratios);
+    });
+    if (drift.length > 0) {
+      observations.push(
+        `The Keyframe/nginx req/s ratio varied by more than 1.5× between rounds for ${drift.map((comparison) => comparison.kind).join(', ')} ` +
+          '(per-round ratios in the delivery table): the machine was not steady.',
+      );
     }
   }
 
   const finishedAt = new Date();
   const results: BenchResults = {
-    schema: 'keyframe-bench/1',
+    schema: 'keyframe-bench/2',
     mode,
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
@@ -494,16 +683,16 @@ const main = async (): Promise<number> => {
       server: { NODE_ENV: 'production', ALLOW_PRIVATE_INPUT_URLS: 'true', LOG_LEVEL: 'warn', ...serverEnv },
       timeToReadyRuns: runs,
       segmentSamples: samples,
-      throughput: THROUGHPUT,
+      delivery: deliveryOptions,
       uploadThroughput: { runsPerMethod: uploadRuns },
-      coldPlayback: { runs: playbackRuns, seconds: COLD_PLAYBACK_SECONDS },
+      coldPlayback: { runs: playbackRuns, seconds: COLD_PLAYBACK_SECONDS, inputs: PLAYBACK_INPUTS.map(inputLabel) },
       dbPollMs: 20,
     },
     inputs,
+    idleMemory,
     timeToReady,
     segments,
-    throughput,
-    throughputReference,
+    delivery,
     baseline,
     uploadThroughput,
     coldPlayback,
@@ -519,7 +708,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [timeToReady, segments, throughput, baseline, uploadThroughput].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 

@@ -2,7 +2,9 @@ import type { Socket } from 'node:net';
 import { keepAliveAgent, request } from './http';
 import { percentile, round } from './stats';
 
-// Requests per second for one cached segment: N requests, C at a time, over keep-alive connections.
+// Requests per second for one cached URL over keep-alive connections, C at a time: either N
+// requests, or as many as fit in a fixed time (the delivery comparison's fallback when wrk is
+// missing).
 
 export type ThroughputResult = {
   url: string;
@@ -15,21 +17,24 @@ export type ThroughputResult = {
   wallMs: number;
   requestsPerSecond: number;
   megabytesPerSecond: number;
-  latencyMs: { p50: number | null; p90: number | null; p99: number | null; max: number | null };
+  latencyMs: { p50: number | null; p90: number | null; p99: number | null; max: number | null; mean: number | null };
   /** Distinct TCP connections the timed requests went out on (keep-alive: at most the concurrency). */
   socketsUsed: number;
-  /** Every request's time to last byte, in completion order. */
+  /** Every request's time to last byte, in completion order (left out of long runs). */
   latenciesMs: number[];
 };
 
 export const measureThroughput = async ({
   url,
-  requests = 200,
+  requests: requestLimit = 200,
   concurrency = 16,
+  durationMs,
 }: {
   url: string;
   requests?: number;
   concurrency?: number;
+  /** Run for this long instead of a fixed number of requests. */
+  durationMs?: number;
 }): Promise<ThroughputResult> => {
   const agent = keepAliveAgent(concurrency);
   const sockets = new Set<Socket>();
@@ -44,8 +49,10 @@ export const measureThroughput = async ({
     let totalBytes = 0;
     const onSocket = (socket: Socket) => sockets.add(socket);
     const startedAt = performance.now();
+    const deadline = durationMs === undefined ? Infinity : startedAt + durationMs;
+    const more = () => (durationMs === undefined ? started < requestLimit : performance.now() < deadline);
     const worker = async () => {
-      while (started < requests) {
+      while (more()) {
         started++;
         try {
           const response = await request({ url, agent, keepBody: false, onSocket });
@@ -63,6 +70,7 @@ export const measureThroughput = async ({
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     const wallMs = performance.now() - startedAt;
+    const requests = started;
     return {
       url,
       requests,
@@ -79,9 +87,10 @@ export const measureThroughput = async ({
         p90: round(percentile(latencies, 90) ?? 0, 1),
         p99: round(percentile(latencies, 99) ?? 0, 1),
         max: round(percentile(latencies, 100) ?? 0, 1),
+        mean: latencies.length ? round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length, 2) : null,
       },
       socketsUsed: sockets.size,
-      latenciesMs: latencies.map((value) => round(value, 1)),
+      latenciesMs: latencies.length <= 1000 ? latencies.map((value) => round(value, 1)) : [],
     };
   } finally {
     agent.destroy();

@@ -90,7 +90,7 @@ const generateMedia = async (ffmpeg: string, dir: string, name: string, seconds:
 // --- the server's memory ---
 
 /** A `kB` field of /proc/<pid>/status (VmRSS, VmHWM), in MB; null once the process is gone. */
-const statusMB = (pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number | null => {
+export const statusMB = (pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number | null => {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? round((Number(match[1]) * 1024) / MB, 1) : null;
