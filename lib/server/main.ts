@@ -5,6 +5,7 @@ import next from 'next';
 import { instanceSecrets } from '../auth/instance-secrets';
 import { getDb } from '../db/client';
 import { getEnv } from '../env';
+import { servePlayback } from '../http/playback/serve-playback';
 import { recoverInterruptedJobs } from '../jobs/queue';
 import { startWorker } from '../jobs/worker';
 import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
@@ -18,7 +19,7 @@ import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
 import { serverState } from './server-state';
 
-// The process `npm start` runs: migrations, the Next.js app (API, playback, pages) and the
+// The process `npm start` runs: migrations, the playback host, the Next.js app (API, pages) and the
 // in-process job worker, with a shutdown that leaves no half-done work behind.
 
 const SHUTDOWN_DEADLINE_MS = 13_000;
@@ -47,6 +48,8 @@ const main = async () => {
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = http.createServer((request, response) => {
+    // The playback host is answered here, before Next.js routing: see serve-playback.ts.
+    if (servePlayback(request, response)) return;
     handle(request, response).catch((error: unknown) => {
       log.error({ err: error, url: request.url }, 'request failed');
       if (!response.headersSent) response.writeHead(500).end();

@@ -5,6 +5,7 @@ import { serializeAsset } from '../../schemas/asset';
 import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
 import { uploadDirectory } from '../../storage/upload-files';
 import { rm } from 'node:fs/promises';
+import { forgetAssetPlayback } from '../playback/playback-records';
 import { segmentCache } from '../playback/runtime';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { assetInclude, findAssetOrThrow } from './asset-record';
@@ -25,6 +26,7 @@ export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<voi
       await recordWebhookEvent(tx, { type: 'video.asset.deleted', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
     }
   });
+  forgetAssetPlayback(assetId);
   cancelAssetWork(assetId);
   segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, assetId));
   await removeAssetFiles(getEnv().dataDir, assetId);

@@ -45,5 +45,5 @@ export const getAnimatedImage = async ({
       return image;
     },
   });
-  return { path, format };
+  return { path, format, cacheScope: target.cacheScope };
 };

@@ -49,11 +49,12 @@ export const getStoryboardImage = async ({
 }): Promise<ImageFile> => {
   const storyboard = await resolveStoryboard({ playbackId, query, access });
   const master = await ensureMasterSprite(storyboard);
-  if (format === MASTER_FORMAT) return { path: master, format };
+  const { cacheScope } = storyboard.target;
+  if (format === MASTER_FORMAT) return { path: master, format, cacheScope };
   const path = await ensureImageFile({
     assetId: storyboard.target.assetId,
     fileName: spriteFileName(storyboard.layout, format),
     generate: async () => encodeStill(await readFile(master), format),
   });
-  return { path, format };
+  return { path, format, cacheScope };
 };

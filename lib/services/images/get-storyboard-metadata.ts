@@ -29,5 +29,5 @@ export const getStoryboardMetadata = async ({
   const tokenQuery = target.signed && target.token ? `?token=${encodeURIComponent(target.token)}` : '';
   const imageUrl = `${getEnv().streamUrl}/${target.playbackId}/storyboard.${imageFormat}${tokenQuery}`;
   const text = format === 'vtt' ? storyboardVtt(layout, imageUrl) : JSON.stringify(storyboardJson(layout, imageUrl));
-  return { text, format };
+  return { text, format, cacheScope: target.cacheScope, lastModified: target.readyAt };
 };

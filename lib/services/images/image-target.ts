@@ -4,7 +4,7 @@ import type { MediaProbe } from '../../media/ffprobe';
 import type { Size } from '../../media/images/thumbnail-geometry';
 import { primaryVideo } from '../../media/media-summary';
 import { paramsFromClaims, type ImageParamSource, type Parsed } from '../../schemas/image-params';
-import { resolvePlayback, type PlaybackAccess } from '../playback/resolve-playback';
+import { resolvePlayback, type CacheScope, type PlaybackAccess } from '../playback/resolve-playback';
 import { sourceInput } from '../ingest/source-input';
 
 // What every image request starts from: the playback ID resolved with the image audience (status
@@ -17,6 +17,8 @@ export type ImageTarget = {
   assetId: string;
   playbackId: string;
   signed: boolean;
+  cacheScope: CacheScope;
+  readyAt: Date;
   token: string | null;
   params: ImageParamSource;
   video: VideoTimeline;
@@ -31,12 +33,14 @@ export const resolveImageTarget = async ({
   access: PlaybackAccess;
   query: ImageParamSource;
 }): Promise<ImageTarget> => {
-  const { assetId, plan, signed, claims } = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, signed, claims, cacheScope, readyAt } = await resolvePlayback({ playbackId, access });
   if (!plan.video) throw new ApiError('not_found', 'This asset has no video track, so it has no thumbnails, animated images or storyboards');
   return {
     assetId,
     playbackId,
     signed,
+    cacheScope,
+    readyAt,
     token: access.token,
     params: signed ? paramsFromClaims(claims) : query,
     video: { duration: plan.video.duration, frameRate: plan.video.frameRate },

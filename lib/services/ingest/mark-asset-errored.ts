@@ -2,6 +2,7 @@ import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { serializeAsset } from '../../schemas/asset';
 import { assetInclude } from '../assets/asset-record';
+import { forgetAssetPlayback } from '../playback/playback-records';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { sourceFilePath } from '../../storage/asset-files';
 import { rm } from 'node:fs/promises';
@@ -37,5 +38,6 @@ export const markAssetErrored = async ({
     const errored = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
     await recordWebhookEvent(tx, { type: 'video.asset.errored', object: { type: 'asset', id: assetId }, data: serializeAsset(errored) });
   });
+  forgetAssetPlayback(assetId);
   await rm(sourceFilePath(getEnv().dataDir, assetId), { force: true });
 };

@@ -2,6 +2,7 @@ import { getDb } from '../../db/client';
 import { notFound } from '../../http/api-error';
 import { serializeAsset } from '../../schemas/asset';
 import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
+import { forgetPlaybackId } from '../playback/playback-records';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 
 // DELETE /video/v1/assets/{id}/playback-ids/{playback_id}; reported as video.asset.updated.
@@ -15,5 +16,6 @@ export const deletePlaybackId = async ({ assetId, playbackId }: { assetId: strin
     await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
     return true;
   });
+  forgetPlaybackId(playbackId);
   if (!deleted) throw notFound('Playback ID');
 };

@@ -1,5 +1,6 @@
 import { getDb } from '../../db/client';
 import type { PlaybackRestrictionRecord } from '../../schemas/playback-restriction';
+import { forgetRestrictionRules } from './find-restriction-rules';
 import { getPlaybackRestriction } from './get-playback-restriction';
 import { referrerData, userAgentData, type ReferrerRules, type UserAgentRules } from './restriction-rules';
 
@@ -14,5 +15,10 @@ export const updatePlaybackRestriction = async ({
   userAgent?: UserAgentRules;
 }): Promise<PlaybackRestrictionRecord> => {
   await getPlaybackRestriction({ restrictionId });
-  return getDb().playbackRestriction.update({ where: { id: restrictionId }, data: { ...referrerData(referrer), ...userAgentData(userAgent) } });
+  const updated = await getDb().playbackRestriction.update({
+    where: { id: restrictionId },
+    data: { ...referrerData(referrer), ...userAgentData(userAgent) },
+  });
+  forgetRestrictionRules(restrictionId);
+  return updated;
 };

@@ -3,7 +3,7 @@ import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { getLogger } from '../../log';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
-import { resolvePlayback, withProof, type PlaybackAccess } from './resolve-playback';
+import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 import { ENCODE_PRIORITY } from './runtime';
 import { ensureVideoSegment } from './video-segments';
 
@@ -41,15 +41,16 @@ export const getMultivariantPlaylist = async ({
   maxResolution?: string;
   minResolution?: string;
   access: PlaybackAccess;
-}): Promise<string> => {
-  const { assetId, plan, signed, claims, proof } = await resolvePlayback({ playbackId, access });
+}): Promise<PlaybackText> => {
+  const { assetId, plan, signed, claims, proof, cacheScope, readyAt } = await resolvePlayback({ playbackId, access });
   const limits = signed
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };
   const rungs = startFirst(filterLadder(await availableRungs(assetId, plan), limits));
   warmFirstSegment(assetId, plan, rungs[0]);
-  return renderMultivariantPlaylist({
+  const text = renderMultivariantPlaylist({
     rungs: rungs.map((rung) => ({ rung, uri: withProof(`${playbackId}/${rung.name}.m3u8`, proof) })),
     audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
   });
+  return { text, cacheScope, lastModified: readyAt };
 };

@@ -1,7 +1,7 @@
 import { ApiError, notFound } from '../../http/api-error';
 import { getLogger } from '../../log';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
-import { resolvePlayback, type PlaybackAccess } from './resolve-playback';
+import { resolvePlayback, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY } from './runtime';
 import { dropOtherRungPrefetches, ensureInitSegment, ensureVideoSegment, prefetchFollowing } from './video-segments';
 
@@ -22,8 +22,8 @@ export const getRenditionFile = async ({
   access: PlaybackAccess;
   // The HTTP request's signal: aborted when the player gives up on this request.
   viewer?: AbortSignal;
-}): Promise<string> => {
-  const { assetId, plan } = await resolvePlayback({ playbackId, access });
+}): Promise<PlaybackFile> => {
+  const { assetId, plan, cacheScope } = await resolvePlayback({ playbackId, access });
   const isInit = file === 'init.mp4';
   const segmentMatch = SEGMENT_FILE.exec(file);
   if (!isInit && !segmentMatch?.[1]) throw notFound('Segment');
@@ -33,18 +33,18 @@ export const getRenditionFile = async ({
     if (index !== null && index >= plan.audio.segmentDurations.length + 1) throw notFound('Segment');
     const found = await waitForAudioFile({ assetId, plan, index });
     if (!found) throw notFound('Segment');
-    return found;
+    return { path: found, cacheScope };
   }
 
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
-  if (index === null) return ensureInitSegment({ assetId, plan, rung });
+  if (index === null) return { path: await ensureInitSegment({ assetId, plan, rung }), cacheScope };
   if (index >= plan.video.segments.length) throw notFound('Segment');
   try {
     dropOtherRungPrefetches({ assetId, rung });
     const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, viewer });
     prefetchFollowing({ assetId, plan, rung, index });
-    return found;
+    return { path: found, cacheScope };
   } catch (error) {
     if (error instanceof ApiError) throw error;
     // Nobody is listening for the answer, and the encode was stopped on purpose.

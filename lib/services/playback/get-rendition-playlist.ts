@@ -3,7 +3,7 @@ import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';
 import type { PlaybackPlan } from './playback-plan';
-import { resolvePlayback, withProof, type PlaybackAccess } from './resolve-playback';
+import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
@@ -26,22 +26,25 @@ export const getRenditionPlaylist = async ({
   playbackId: string;
   rendition: string;
   access: PlaybackAccess;
-}) => {
-  const { assetId, plan, proof } = await resolvePlayback({ playbackId, access });
+}): Promise<PlaybackText> => {
+  const { assetId, plan, proof, cacheScope, readyAt } = await resolvePlayback({ playbackId, access });
+  const reply = (text: string): PlaybackText => ({ text, cacheScope, lastModified: readyAt });
   if (rendition === AUDIO_RENDITION && plan.audio) {
     const durations = await audioSegmentDurations(assetId, plan);
-    return renderMediaPlaylist({
+    return reply(renderMediaPlaylist({
       initUri: withProof(`${AUDIO_RENDITION}/init.mp4`, proof),
       segments: durations.map((duration, index) => ({ duration, uri: withProof(`${AUDIO_RENDITION}/${index}.m4s`, proof) })),
-    });
+    }));
   }
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
-  return renderMediaPlaylist({
-    initUri: withProof(`${rung.name}/init.mp4`, proof),
-    segments: plan.video.segments.map((segment, index) => ({
-      duration: segment.duration,
-      uri: withProof(`${rung.name}/${index}.m4s`, proof),
-    })),
-  });
+  return reply(
+    renderMediaPlaylist({
+      initUri: withProof(`${rung.name}/init.mp4`, proof),
+      segments: plan.video.segments.map((segment, index) => ({
+        duration: segment.duration,
+        uri: withProof(`${rung.name}/${index}.m4s`, proof),
+      })),
+    }),
+  );
 };

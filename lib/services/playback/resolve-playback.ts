@@ -2,12 +2,13 @@ import { instanceSecrets } from '../../auth/instance-secrets';
 import { checkPlaybackRestriction } from '../../auth/playback-restriction-check';
 import { signPlaybackProof, verifyPlaybackProof } from '../../auth/playback-proof';
 import { verifyPlaybackToken, type PlaybackAudience } from '../../auth/playback-token';
-import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { ApiError, invalidId, notFound } from '../../http/api-error';
 import { isWellFormedId } from '../../utils/ids';
+import { findRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { findSigningPublicKey } from '../signing-keys/get-signing-key';
 import type { PlaybackPlan } from './playback-plan';
+import { findPlaybackRecord } from './playback-records';
 
 // Who is asking: the `token` (or `TOKEN`) query parameter, the proof carried by URLs inside a
 // signed playlist, and the headers playback restrictions look at.
@@ -19,10 +20,21 @@ export type PlaybackAccess = {
   userAgent: string | null;
 };
 
+// `private`: the answer depends on who asks (a playback restriction checked the Referer and
+// User-Agent), so a shared cache must not keep it; everything else depends on the URL alone.
+export type CacheScope = 'public' | 'private';
+
+// What playback services hand to the HTTP layer: a stored file, or text made from the plan.
+export type PlaybackFile = { path: string; cacheScope: CacheScope };
+export type PlaybackText = { text: string; cacheScope: CacheScope; lastModified: Date };
+
 export type PlaybackTarget = {
   assetId: string;
   plan: PlaybackPlan;
+  // When the asset became playable: what playlists generated from its plan date from.
+  readyAt: Date;
   signed: boolean;
+  cacheScope: CacheScope;
   // For signed playback IDs, the token's claims: playback modifiers and image parameters come
   // from here rather than from the query string.
   claims: Record<string, unknown>;
@@ -35,17 +47,9 @@ const forbidden = (reason: string) => new ApiError('forbidden', reason);
 const proofKey = () => Buffer.from(instanceSecrets(getEnv().dataDir).playbackProofKey, 'base64url');
 
 const enforceRestriction = async (restrictionId: string, access: PlaybackAccess): Promise<void> => {
-  const restriction = await getDb().playbackRestriction.findUnique({ where: { id: restrictionId } });
-  if (!restriction) throw forbidden(`Playback restriction ${restrictionId} named by the token does not exist`);
-  const check = checkPlaybackRestriction(
-    {
-      allowedDomains: JSON.parse(restriction.allowedDomainsJson) as string[],
-      allowNoReferrer: restriction.allowNoReferrer,
-      allowNoUserAgent: restriction.allowNoUserAgent,
-      allowHighRiskUserAgent: restriction.allowHighRiskUserAgent,
-    },
-    access,
-  );
+  const rules = await findRestrictionRules(restrictionId);
+  if (!rules) throw forbidden(`Playback restriction ${restrictionId} named by the token does not exist`);
+  const check = checkPlaybackRestriction(rules, access);
   if (!check.ok) throw forbidden(check.reason);
 };
 
@@ -54,12 +58,12 @@ const enforceRestriction = async (restrictionId: string, access: PlaybackAccess)
 const authorizeSigned = async (
   playbackId: string,
   access: PlaybackAccess,
-): Promise<{ claims: Record<string, unknown>; proof: string | null }> => {
+): Promise<{ claims: Record<string, unknown>; proof: string | null; restricted: boolean }> => {
   if (access.proof && access.audience === 'v') {
     const checked = verifyPlaybackProof(proofKey(), access.proof, playbackId, Math.floor(Date.now() / 1000));
     if (!checked.ok) throw forbidden(checked.reason);
     if (checked.grant.restrictionId) await enforceRestriction(checked.grant.restrictionId, access);
-    return { claims: {}, proof: access.proof };
+    return { claims: {}, proof: access.proof, restricted: checked.grant.restrictionId !== null };
   }
   if (!access.token) throw forbidden('This playback ID is signed: add ?token=<JWT signed with one of your signing keys>');
   const checked = await verifyPlaybackToken({ token: access.token, playbackId, audience: access.audience, findPublicKey: findSigningPublicKey });
@@ -68,23 +72,28 @@ const authorizeSigned = async (
   if (restrictionId) await enforceRestriction(restrictionId, access);
   const proof =
     access.audience === 'v' ? signPlaybackProof(proofKey(), { playbackId, expiresAt: Number(checked.claims.exp), restrictionId }) : null;
-  return { claims: checked.claims, proof };
+  return { claims: checked.claims, proof, restricted: restrictionId !== null };
 };
 
 // Maps a playback ID to a playable asset, with Mux's delivery status codes: malformed 400, unknown
 // or deleted 404, signed without valid proof 403 (with the reason), not ready or errored 412.
 export const resolvePlayback = async ({ playbackId, access }: { playbackId: string; access: PlaybackAccess }): Promise<PlaybackTarget> => {
   if (!isWellFormedId(playbackId)) throw invalidId('Playback', playbackId);
-  const found = await getDb().playbackId.findUnique({
-    where: { id: playbackId },
-    select: { policy: true, asset: { select: { id: true, status: true, planJson: true } } },
-  });
+  const found = await findPlaybackRecord(playbackId);
   if (!found) throw notFound('Playback ID');
   const signed = found.policy === 'signed';
-  const { claims, proof } = signed ? await authorizeSigned(playbackId, access) : { claims: {}, proof: null };
-  if (found.asset.status === 'errored') throw new ApiError('failed_request', 'Asset has errored and cannot be played');
-  if (found.asset.status !== 'ready' || !found.asset.planJson) throw new ApiError('failed_request', 'Asset is not ready');
-  return { assetId: found.asset.id, plan: JSON.parse(found.asset.planJson) as PlaybackPlan, signed, claims, proof };
+  const { claims, proof, restricted } = signed ? await authorizeSigned(playbackId, access) : { claims: {}, proof: null, restricted: false };
+  if (found.status === 'errored') throw new ApiError('failed_request', 'Asset has errored and cannot be played');
+  if (found.status !== 'ready' || !found.plan) throw new ApiError('failed_request', 'Asset is not ready');
+  return {
+    assetId: found.assetId,
+    plan: found.plan,
+    readyAt: found.readyAt ?? new Date(0),
+    signed,
+    cacheScope: restricted ? 'private' : 'public',
+    claims,
+    proof,
+  };
 };
 
 // Appends the proof of a signed playlist to a URL it lists.

@@ -1,8 +1,10 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../http/api-error';
+import { forgetSigningPublicKey } from './get-signing-key';
 
-// Tokens signed with the key stop working at once: verification looks the key up every time.
+// Tokens signed with the key stop working at once: the verifier's cached copy is dropped with it.
 export const deleteSigningKey = async ({ keyId }: { keyId: string }): Promise<void> => {
   const deleted = await getDb().signingKey.deleteMany({ where: { id: keyId } });
+  forgetSigningPublicKey(keyId);
   if (deleted.count === 0) throw notFound('Signing Key');
 };

@@ -1,0 +1,39 @@
+import { isWellFormedId } from '../../utils/id-format';
+
+// Which requests belong to the playback host. Matched on the raw path before any framework
+// routing, so the shapes are strict: a playback path ends in a playlist, a segment or an image
+// name, or sits under a well-formed playback ID (anything else there is a 404 in the API's shape).
+
+export type PlaybackPath =
+  | { kind: 'multivariant'; playbackId: string }
+  | { kind: 'rendition-playlist'; playbackId: string; rendition: string }
+  | { kind: 'rendition-file'; playbackId: string; rendition: string; file: string }
+  | { kind: 'image'; playbackId: string; fileName: string }
+  | { kind: 'unknown'; playbackId: string };
+
+const IMAGE_NAME = /^(thumbnail|animated|storyboard)\.[a-z]+$/;
+const RENDITION_FILE = /^(init\.mp4|\d{1,6}\.m4s)$/;
+const M3U8 = '.m3u8';
+
+const decode = (segment: string): string | null => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+};
+
+export const matchPlaybackPath = (pathname: string): PlaybackPath | null => {
+  const raw = pathname.split('/');
+  if (raw[0] !== '' || raw.length < 2 || raw.length > 4 || raw[1]?.startsWith('_')) return null;
+  const segments = raw.slice(1).map(decode);
+  if (segments.some((segment) => segment === null || segment === '')) return null;
+  const [first = '', second, third] = segments as string[];
+
+  if (second === undefined) return first.endsWith(M3U8) ? { kind: 'multivariant', playbackId: first.slice(0, -M3U8.length) } : null;
+  const playbackId = first;
+  if (third === undefined && second.endsWith(M3U8)) return { kind: 'rendition-playlist', playbackId, rendition: second.slice(0, -M3U8.length) };
+  if (third === undefined && IMAGE_NAME.test(second)) return { kind: 'image', playbackId, fileName: second };
+  if (third !== undefined && RENDITION_FILE.test(third)) return { kind: 'rendition-file', playbackId, rendition: second, file: third };
+  return isWellFormedId(playbackId) ? { kind: 'unknown', playbackId } : null;
+};

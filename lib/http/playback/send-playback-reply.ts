@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import parseRange from 'range-parser';
+import type { ApiError } from '../api-error';
+import { PLAYBACK_CORS_HEADERS } from './playback-headers';
+
+// The one response writer of the playback host, used for files already stored and for files just
+// encoded alike: streamed from disk (never read whole into memory), with validators (ETag,
+// Last-Modified), conditional requests (304), byte ranges (206/416), HEAD, CORS and the caller's
+// Cache-Control, so a browser or a CDN in front can cache and revalidate every playback answer.
+
+export type PlaybackReply = {
+  contentType: string;
+  cacheControl: string;
+} & ({ filePath: string } | { text: string; lastModified: Date });
+
+type Representation = { size: number; etag: string; lastModified: Date };
+
+// Strong validators: a path under DATA_DIR is only ever published whole (temp file + rename), so
+// its size and modification time change whenever its bytes could have.
+const fileEtag = (size: number, mtimeMs: number) => `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`;
+const textEtag = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+
+const etagMatches = (header: string, etag: string): boolean => {
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((candidate) => opaque(candidate) === etag);
+};
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+// If-None-Match wins over If-Modified-Since (RFC 9110 §13.1.3). Generated text is judged by its
+// ETag alone: a playlist can change (a background rung completes) without its date moving.
+const isNotModified = (request: IncomingMessage, representation: Representation, datesValidate: boolean): boolean => {
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined) return etagMatches(ifNoneMatch, representation.etag);
+  const ifModifiedSince = request.headers['if-modified-since'];
+  if (!datesValidate || ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return Number.isFinite(since) && seconds(representation.lastModified) <= Math.floor(since / 1000);
+};
+
+// A Range whose If-Range no longer matches is ignored: the client gets the whole, current body.
+const rangeStillValid = (request: IncomingMessage, representation: Representation): boolean => {
+  const header = request.headers['if-range'];
+  if (typeof header !== 'string') return true;
+  const ifRange = header.trim();
+  // A weak tag never validates a range (RFC 9110 §13.1.5).
+  if (ifRange.startsWith('"') || ifRange.startsWith('W/')) return ifRange === representation.etag;
+  const date = Date.parse(ifRange);
+  return Number.isFinite(date) && Math.floor(date / 1000) === seconds(representation.lastModified);
+};
+
+type Span = { status: 200 | 206 | 416; start: number; end: number };
+
+const selectSpan = (request: IncomingMessage, representation: Representation): Span => {
+  const whole: Span = { status: 200, start: 0, end: representation.size - 1 };
+  const header = request.headers.range;
+  if (header === undefined || !rangeStillValid(request, representation)) return whole;
+  const ranges = parseRange(representation.size, header, { combine: true });
+  if (ranges === -1) return { status: 416, start: 0, end: -1 };
+  // Malformed, not bytes, or several ranges (answering with the whole body is allowed and simpler
+  // than multipart/byteranges, which no player asks for).
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return whole;
+  const [range] = ranges;
+  return range ? { status: 206, start: range.start, end: range.end } : whole;
+};
+
+const baseHeaders = (reply: PlaybackReply, representation: Representation): Record<string, string> => ({
+  ...PLAYBACK_CORS_HEADERS,
+  'content-type': reply.contentType,
+  'cache-control': reply.cacheControl,
+  etag: representation.etag,
+  'last-modified': representation.lastModified.toUTCString(),
+  'accept-ranges': 'bytes',
+});
+
+// Writes status and headers; returns the byte span to send, or null when no body follows.
+const writeHead = (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply, representation: Representation, datesValidate: boolean) => {
+  const headers = baseHeaders(reply, representation);
+  if (isNotModified(request, representation, datesValidate)) {
+    response.writeHead(304, headers).end();
+    return null;
+  }
+  const span = selectSpan(request, representation);
+  if (span.status === 416) {
+    response.writeHead(416, { ...headers, 'content-range': `bytes */${representation.size}`, 'content-length': '0' }).end();
+    return null;
+  }
+  const length = span.end - span.start + 1;
+  response.writeHead(span.status, {
+    ...headers,
+    'content-length': String(Math.max(0, length)),
+    ...(span.status === 206 && { 'content-range': `bytes ${span.start}-${span.end}/${representation.size}` }),
+  });
+  if (request.method === 'HEAD' || length <= 0) {
+    response.end();
+    return null;
+  }
+  return span;
+};
+
+/** Thrown (as the `code` of an error) when the file to send no longer exists. */
+export const isMissingFile = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+export const sendPlaybackReply = async (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply): Promise<void> => {
+  if ('text' in reply) {
+    const body = Buffer.from(reply.text, 'utf8');
+    const span = writeHead(request, response, reply, { size: body.length, etag: textEtag(body), lastModified: reply.lastModified }, false);
+    if (span) response.end(body.subarray(span.start, span.end + 1));
+    return;
+  }
+  // Opened before anything is written, so a file missing now is still the caller's to handle.
+  const file = await open(reply.filePath, 'r');
+  let streaming = false;
+  try {
+    const stats = await file.stat();
+    const representation = { size: stats.size, etag: fileEtag(stats.size, stats.mtimeMs), lastModified: stats.mtime };
+    const span = writeHead(request, response, reply, representation, true);
+    if (!span) return;
+    streaming = true;
+    // The stream owns the descriptor from here and closes it, whether the client reads to the
+    // end or goes away midway (pipeline destroys both sides).
+    await pipeline(file.createReadStream({ start: span.start, end: span.end, highWaterMark: 256 * 1024 }), response).catch(() => {
+      response.destroy();
+    });
+  } finally {
+    if (!streaming) await file.close();
+  }
+};
+
+// Mux's error shape; never cached anywhere, since the same URL may work a moment later.
+export const sendPlaybackError = (response: ServerResponse, error: ApiError): void => {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { type: error.type, messages: error.messages } });
+  response.writeHead(error.status, {
+    ...PLAYBACK_CORS_HEADERS,
+    ...error.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': String(Buffer.byteLength(body)),
+  });
+  response.end(body);
+};

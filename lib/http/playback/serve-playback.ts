@@ -1,0 +1,150 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PlaybackAudience } from '../../auth/playback-token';
+import { getLogger } from '../../log';
+import { isAnimatedFormat, isStillFormat } from '../../schemas/image-params';
+import { getAnimatedImage } from '../../services/images/get-animated-image';
+import { getStoryboardImage } from '../../services/images/get-storyboard-image';
+import { getStoryboardMetadata } from '../../services/images/get-storyboard-metadata';
+import { getThumbnail } from '../../services/images/get-thumbnail';
+import type { ImageFile, StoryboardText } from '../../services/images/image-file';
+import { getMultivariantPlaylist } from '../../services/playback/get-multivariant-playlist';
+import { getRenditionFile } from '../../services/playback/get-rendition-file';
+import { getRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
+import type { PlaybackAccess, PlaybackText } from '../../services/playback/resolve-playback';
+import { ApiError, isApiError, notFound } from '../api-error';
+import {
+  CONTENT_TYPES,
+  immutableCacheControl,
+  PLAYBACK_CORS_HEADERS,
+  playlistCacheControl,
+  storyboardTextCacheControl,
+} from './playback-headers';
+import { matchPlaybackPath, type PlaybackPath } from './playback-paths';
+import { isMissingFile, sendPlaybackError, sendPlaybackReply, type PlaybackReply } from './send-playback-reply';
+
+// The playback host, answered by the Node server before Next.js routing: playlists, segments and
+// images, public or signed, with Mux's delivery status codes. Resolving a playback ID reads an
+// in-memory record (see playback-records.ts), so a request for something already stored touches
+// neither the framework nor the database; something not stored yet is encoded or generated here,
+// and written by the same response writer.
+
+type PlaybackRequest = {
+  path: PlaybackPath;
+  query: URLSearchParams;
+  request: IncomingMessage;
+  // Aborted when the client goes away: a just-in-time encode nobody waits for is released.
+  viewer: AbortSignal;
+};
+
+const accessFor = ({ query, request }: PlaybackRequest, audience: PlaybackAudience): PlaybackAccess => ({
+  // Mux's players send `token`; mux-node's playback helpers send `TOKEN`.
+  token: query.get('token') ?? query.get('TOKEN'),
+  proof: query.get('kfp'),
+  audience,
+  referrer: request.headers.referer ?? null,
+  userAgent: request.headers['user-agent'] ?? null,
+});
+
+const playlistReply = (playlist: PlaybackText): PlaybackReply => ({
+  text: playlist.text,
+  lastModified: playlist.lastModified,
+  contentType: CONTENT_TYPES.m3u8,
+  cacheControl: playlistCacheControl(playlist.cacheScope),
+});
+
+const imageReply = (image: ImageFile | StoryboardText): PlaybackReply => {
+  const contentType = CONTENT_TYPES[image.format];
+  if ('path' in image) return { filePath: image.path, contentType, cacheControl: immutableCacheControl(image.cacheScope) };
+  return { text: image.text, lastModified: image.lastModified, contentType, cacheControl: storyboardTextCacheControl(image.cacheScope) };
+};
+
+// The image names under a playback ID, each with its token audience: thumbnail (t), animated (g),
+// storyboard (s).
+const imageFor = async (playback: PlaybackRequest, fileName: string): Promise<ImageFile | StoryboardText> => {
+  const { path, query } = playback;
+  const [, kind, extension = ''] = /^(thumbnail|animated|storyboard)\.([a-z]+)$/.exec(fileName) ?? [];
+  const params = { playbackId: path.playbackId, query: Object.fromEntries(query) };
+  if (kind === 'thumbnail' && isStillFormat(extension)) return getThumbnail({ ...params, format: extension, access: accessFor(playback, 't') });
+  if (kind === 'animated' && isAnimatedFormat(extension)) {
+    return getAnimatedImage({ ...params, format: extension, access: accessFor(playback, 'g') });
+  }
+  if (kind === 'storyboard' && isStillFormat(extension)) {
+    return getStoryboardImage({ ...params, format: extension, access: accessFor(playback, 's') });
+  }
+  if (kind === 'storyboard' && (extension === 'vtt' || extension === 'json')) {
+    return getStoryboardMetadata({ ...params, format: extension, access: accessFor(playback, 's') });
+  }
+  throw notFound('Resource');
+};
+
+const renditionFileReply = async (playback: PlaybackRequest, rendition: string, file: string): Promise<PlaybackReply> => {
+  const { playbackId } = playback.path;
+  const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), viewer: playback.viewer });
+  return { filePath: found.path, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheScope) };
+};
+
+const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
+  const { path, query } = playback;
+  switch (path.kind) {
+    case 'multivariant':
+      return playlistReply(
+        await getMultivariantPlaylist({
+          playbackId: path.playbackId,
+          maxResolution: query.get('max_resolution') ?? undefined,
+          minResolution: query.get('min_resolution') ?? undefined,
+          access: accessFor(playback, 'v'),
+        }),
+      );
+    case 'rendition-playlist':
+      return playlistReply(await getRenditionPlaylist({ playbackId: path.playbackId, rendition: path.rendition, access: accessFor(playback, 'v') }));
+    case 'rendition-file':
+      return renditionFileReply(playback, path.rendition, path.file);
+    case 'image':
+      return imageReply(await imageFor(playback, path.fileName));
+    case 'unknown':
+      throw notFound('Resource');
+  }
+};
+
+const answer = async (playback: PlaybackRequest, response: ServerResponse): Promise<void> => {
+  try {
+    const reply = await replyFor(playback);
+    try {
+      await sendPlaybackReply(playback.request, response, reply);
+    } catch (error) {
+      // Evicted between being found and being opened: look again (it is encoded anew if need be).
+      if (!isMissingFile(error) || playback.path.kind !== 'rendition-file') throw error;
+      await sendPlaybackReply(playback.request, response, await replyFor(playback));
+    }
+  } catch (error) {
+    if (isApiError(error)) return sendPlaybackError(response, error);
+    getLogger().error({ err: error, url: playback.request.url }, 'playback request failed');
+    sendPlaybackError(response, new ApiError('internal_error', 'An unexpected error occurred'));
+  }
+};
+
+/**
+ * Answers the request if it is for the playback host and returns true; returns false (having
+ * done nothing) for anything else, which the caller hands to Next.js.
+ */
+export const servePlayback = (request: IncomingMessage, response: ServerResponse): boolean => {
+  const url = request.url ?? '/';
+  const queryStart = url.indexOf('?');
+  const path = matchPlaybackPath(queryStart === -1 ? url : url.slice(0, queryStart));
+  if (!path) return false;
+  if (request.method === 'OPTIONS') {
+    response.writeHead(204, PLAYBACK_CORS_HEADERS).end();
+    return true;
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    sendPlaybackError(response, new ApiError('method_not_allowed', `${request.method} is not allowed here`, { allow: 'GET, HEAD, OPTIONS' }));
+    return true;
+  }
+  const viewer = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) viewer.abort();
+  });
+  const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+  void answer({ path, query, request, viewer: viewer.signal }, response);
+  return true;
+};

@@ -1,0 +1,51 @@
+import { getDb } from '../../db/client';
+import { LookupCache } from '../../utils/lookup-cache';
+import { processSingleton } from '../../utils/process-singleton';
+import type { PlaybackPlan } from './playback-plan';
+
+// What every playback request needs to know about its playback ID, kept in memory so a request for
+// a cached segment or playlist touches no database. Only playable (ready) assets are kept: an asset
+// still preparing is read again on each request, so it plays as soon as it turns ready. Whatever
+// makes a kept record wrong drops it here at once: deleting the asset or the playback ID, or the
+// asset erroring after it was ready.
+
+export type PlaybackRecord = {
+  playbackId: string;
+  policy: string;
+  assetId: string;
+  status: string;
+  readyAt: Date | null;
+  plan: PlaybackPlan | null;
+};
+
+const RECORD_TTL_MS = 60_000;
+const MAX_RECORDS = 50_000;
+
+const records = () =>
+  processSingleton('playback-records', () => new LookupCache<PlaybackRecord>({ maxEntries: MAX_RECORDS, ttlMs: RECORD_TTL_MS }));
+
+export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord | null> =>
+  records().get(
+    playbackId,
+    async () => {
+      const found = await getDb().playbackId.findUnique({
+        where: { id: playbackId },
+        select: { policy: true, asset: { select: { id: true, status: true, readyAt: true, planJson: true } } },
+      });
+      if (!found) return null;
+      const { asset } = found;
+      return {
+        playbackId,
+        policy: found.policy,
+        assetId: asset.id,
+        status: asset.status,
+        readyAt: asset.readyAt,
+        plan: asset.planJson ? (JSON.parse(asset.planJson) as PlaybackPlan) : null,
+      };
+    },
+    (record) => record.status === 'ready' && record.plan !== null,
+  );
+
+export const forgetPlaybackId = (playbackId: string): void => records().forget(playbackId);
+
+export const forgetAssetPlayback = (assetId: string): void => records().forgetWhere((record) => record.assetId === assetId);
