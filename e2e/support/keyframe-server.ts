@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SERVER_NODE_FLAGS } from '../../lib/server/node-flags';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../lib/server/node-flags';
 import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
 
 // Starts real Keyframe server processes (the server bundle `npm start` runs) on a free port with a
@@ -88,6 +88,7 @@ export class KeyframeServer {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of KEYFRAME_VARIABLES) delete env[name];
     Object.assign(env, {
+      ...SERVER_ENV,
       NODE_ENV: 'production',
       PORT: String(this.port),
       HOST: '127.0.0.1',

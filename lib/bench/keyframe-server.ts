@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { SERVER_NODE_FLAGS } from '../server/node-flags';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../server/node-flags';
 import { killTreeSync, ownDirectory, releaseDirectory, runCommand, spawnTracked } from './processes';
 import { errorMessage, sleep } from './stats';
 
@@ -65,6 +65,7 @@ export class KeyframeServer {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of KEYFRAME_VARIABLES) delete env[name];
     Object.assign(env, {
+      ...SERVER_ENV,
       NODE_ENV: 'production',
       PORT: String(port),
       HOST: '127.0.0.1',

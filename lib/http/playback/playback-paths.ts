@@ -16,6 +16,7 @@ const RENDITION_FILE = /^(init\.mp4|\d{1,6}\.m4s)$/;
 const M3U8 = '.m3u8';
 
 const decode = (segment: string): string | null => {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import parseRange from 'range-parser';
 import type { ApiError } from '../api-error';
 import { sendFileRange } from './file-range-stream';
@@ -70,14 +71,35 @@ const selectSpan = (request: IncomingMessage, representation: Representation): S
   return range ? { status: 206, start: range.start, end: range.end } : whole;
 };
 
-const baseHeaders = (reply: PlaybackReply, representation: Representation): Record<string, string> => ({
-  ...PLAYBACK_CORS_HEADERS,
-  'content-type': reply.contentType,
-  'cache-control': reply.cacheControl,
-  etag: representation.etag,
-  'last-modified': representation.lastModified.toUTCString(),
-  'accept-ranges': 'bytes',
-});
+const CORS_HEADER_LIST: string[] = Object.entries(PLAYBACK_CORS_HEADERS).flat();
+
+// HTTP dates are formatted once per distinct time: a hot file or playlist has one.
+const httpDates = new LRUCache<number, string>({ max: 10_000 });
+const httpDate = (date: Date): string => {
+  const time = date.getTime();
+  let formatted = httpDates.get(time);
+  if (formatted === undefined) {
+    formatted = date.toUTCString();
+    httpDates.set(time, formatted);
+  }
+  return formatted;
+};
+
+// A flat [name, value, …] list: the cheapest form for writeHead on a path answered thousands of
+// times a second.
+const baseHeaders = (reply: PlaybackReply, representation: Representation): string[] => [
+  ...CORS_HEADER_LIST,
+  'content-type',
+  reply.contentType,
+  'cache-control',
+  reply.cacheControl,
+  'etag',
+  representation.etag,
+  'last-modified',
+  httpDate(representation.lastModified),
+  'accept-ranges',
+  'bytes',
+];
 
 // Writes status and headers; returns the byte span to send, or null when no body follows.
 const writeHead = (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply, representation: Representation, datesValidate: boolean) => {
@@ -88,20 +110,36 @@ const writeHead = (request: IncomingMessage, response: ServerResponse, reply: Pl
   }
   const span = selectSpan(request, representation);
   if (span.status === 416) {
-    response.writeHead(416, { ...headers, 'content-range': `bytes */${representation.size}`, 'content-length': '0' }).end();
+    response.writeHead(416, [...headers, 'content-range', `bytes */${representation.size}`, 'content-length', '0']).end();
     return null;
   }
-  const length = span.end - span.start + 1;
-  response.writeHead(span.status, {
-    ...headers,
-    'content-length': String(Math.max(0, length)),
-    ...(span.status === 206 && { 'content-range': `bytes ${span.start}-${span.end}/${representation.size}` }),
-  });
-  if (request.method === 'HEAD' || length <= 0) {
+  const length = Math.max(0, span.end - span.start + 1);
+  headers.push('content-length', String(length));
+  if (span.status === 206) headers.push('content-range', `bytes ${span.start}-${span.end}/${representation.size}`);
+  response.writeHead(span.status, headers);
+  if (request.method === 'HEAD' || length === 0) {
     response.end();
     return null;
   }
   return span;
+};
+
+// Playlists are rendered once per plan and handed over as the same string each time (see
+// get-rendition-playlist.ts), so their bytes and ETag are kept too, keyed by that string.
+const encodedTexts = new LRUCache<string, { body: Buffer; etag: string }>({
+  max: 20_000,
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (encoded) => encoded.body.length + 64,
+});
+
+const encodeText = (text: string) => {
+  let encoded = encodedTexts.get(text);
+  if (encoded === undefined) {
+    const body = Buffer.from(text, 'utf8');
+    encoded = { body, etag: textEtag(body) };
+    encodedTexts.set(text, encoded);
+  }
+  return encoded;
 };
 
 /** Thrown (as the `code` of an error) when the file to send no longer exists. */
@@ -109,8 +147,8 @@ export const isMissingFile = (error: unknown): boolean => (error as NodeJS.Errno
 
 export const sendPlaybackReply = async (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply): Promise<void> => {
   if ('text' in reply) {
-    const body = Buffer.from(reply.text, 'utf8');
-    const span = writeHead(request, response, reply, { size: body.length, etag: textEtag(body), lastModified: reply.lastModified }, false);
+    const { body, etag } = encodeText(reply.text);
+    const span = writeHead(request, response, reply, { size: body.length, etag, lastModified: reply.lastModified }, false);
     if (span) response.end(body.subarray(span.start, span.end + 1));
     return;
   }

@@ -1,17 +1,33 @@
+import { LRUCache } from 'lru-cache';
 import { notFound } from '../../http/api-error';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';
 import type { PlaybackPlan } from './playback-plan';
+import { processSingleton } from '../../utils/process-singleton';
 import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
+// A video rendition's playlist is a function of the plan (and the proof its URLs carry), and an
+// audio playlist's too once the encode has finished; both are rendered once and then reused, so a
+// player polling playlists costs no string building and no file read.
+const renderedPlaylists = () =>
+  processSingleton('rendered-playlists', () => new LRUCache<string, string>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (text) => text.length }));
+const finishedAudioCounts = () => processSingleton('finished-audio-counts', () => new LRUCache<string, number>({ max: 50_000 }));
+
+const audioSegmentCount = async (assetId: string): Promise<number | null> => {
+  const known = finishedAudioCounts().get(assetId);
+  if (known !== undefined) return known;
+  const count = await readAudioSegmentCount(assetId);
+  if (count !== null) finishedAudioCounts().set(assetId, count);
+  return count;
+};
+
 // Once the audio encode has finished, the real fragment count replaces the planned one (they can
 // differ by one when the encoder's priming pushes a last sliver into a fragment of its own).
-const audioSegmentDurations = async (assetId: string, plan: PlaybackPlan): Promise<number[]> => {
+const audioSegmentDurations = (plan: PlaybackPlan, actualCount: number | null): number[] => {
   const planned = plan.audio?.segmentDurations ?? [];
-  const actualCount = await readAudioSegmentCount(assetId);
   if (actualCount === null || actualCount === planned.length || !plan.audio) return planned;
   const full = Array.from({ length: actualCount - 1 }, () => round6(AUDIO_SEGMENT_SECONDS));
   return [...full, round6(Math.max(0.001, plan.audio.duration - AUDIO_SEGMENT_SECONDS * (actualCount - 1)))];
@@ -29,22 +45,31 @@ export const getRenditionPlaylist = async ({
 }): Promise<PlaybackText> => {
   const { assetId, plan, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
-  if (rendition === AUDIO_RENDITION && plan.audio) {
-    const durations = await audioSegmentDurations(assetId, plan);
-    return reply(renderMediaPlaylist({
-      initUri: withProof(`${AUDIO_RENDITION}/init.mp4`, proof),
-      segments: durations.map((duration, index) => ({ duration, uri: withProof(`${AUDIO_RENDITION}/${index}.m4s`, proof) })),
-    }));
-  }
+  const isAudio = rendition === AUDIO_RENDITION && plan.audio !== null;
+  const audioCount = isAudio ? await audioSegmentCount(assetId) : null;
+  // An audio playlist still being encoded may change; it is rendered each time until then.
+  const cacheKey = isAudio && audioCount === null ? null : `${assetId}/${rendition}/${proof ?? ''}`;
+  const rendered = cacheKey === null ? undefined : renderedPlaylists().get(cacheKey);
+  if (rendered !== undefined) return reply(rendered);
+  const text = isAudio ? renderAudioPlaylist(audioSegmentDurations(plan, audioCount), proof) : renderVideoPlaylist(plan, rendition, proof);
+  if (cacheKey !== null) renderedPlaylists().set(cacheKey, text);
+  return reply(text);
+};
+
+const renderAudioPlaylist = (durations: number[], proof: string | null): string =>
+  renderMediaPlaylist({
+    initUri: withProof(`${AUDIO_RENDITION}/init.mp4`, proof),
+    segments: durations.map((duration, index) => ({ duration, uri: withProof(`${AUDIO_RENDITION}/${index}.m4s`, proof) })),
+  });
+
+const renderVideoPlaylist = (plan: PlaybackPlan, rendition: string, proof: string | null): string => {
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
-  return reply(
-    renderMediaPlaylist({
-      initUri: withProof(`${rung.name}/init.mp4`, proof),
-      segments: plan.video.segments.map((segment, index) => ({
-        duration: segment.duration,
-        uri: withProof(`${rung.name}/${index}.m4s`, proof),
-      })),
-    }),
-  );
+  return renderMediaPlaylist({
+    initUri: withProof(`${rung.name}/init.mp4`, proof),
+    segments: plan.video.segments.map((segment, index) => ({
+      duration: segment.duration,
+      uri: withProof(`${rung.name}/${index}.m4s`, proof),
+    })),
+  });
 };
