@@ -35,6 +35,9 @@ export default tseslint.config(
       message: 'Components talk to the server through components/hooks (dashboard JSON routes), never to its internals.',
     },
   ]),
-  restrict(['lib/services/**'], [{ group: ['next', 'next/*', '**/http/with-api'], message: 'Services know nothing of HTTP.' }]),
+  restrict(['lib/services/**'], [{ group: ['next', 'next/*', '**/http/*'], message: 'Services know nothing of HTTP; they throw lib/errors.' }]),
+  restrict(['lib/auth/**', 'lib/jobs/**', 'lib/storage/**', 'lib/db/**', 'lib/errors/**', 'lib/utils/**'], [
+    { group: ['next', 'next/*', '**/http/*'], message: 'Nothing below lib/http imports from it.' },
+  ]),
   restrict(['lib/http/**'], [{ group: ['**/db/*'], message: 'lib/http goes through lib/services or lib/auth.' }]),
 );

@@ -7,7 +7,7 @@ import { revokeAccessToken } from '../services/access-tokens/revoke-access-token
 import { createWebhookEndpoint, InvalidWebhookUrlError } from '../services/webhooks/create-webhook-endpoint';
 import { deleteWebhookEndpoint } from '../services/webhooks/delete-webhook-endpoint';
 import { listWebhookEndpoints } from '../services/webhooks/list-webhook-endpoints';
-import { isApiError } from '../http/api-error';
+import { isApiError } from '../errors/api-error';
 import { createUser } from '../services/users/create-user';
 import { prepareDatabase } from '../server/prepare-database';
 

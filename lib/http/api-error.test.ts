@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { API_ERROR_STATUS, ApiError } from './api-error';
+import { API_ERROR_STATUS, ApiError, httpStatusOf } from './api-error';
 import { errorResponse } from './respond';
 import { toErrorResponse } from './with-api';
 
@@ -8,7 +8,7 @@ const request = new Request('http://localhost/video/v1/assets');
 
 describe('error mapping', () => {
   test.each(Object.entries(API_ERROR_STATUS))('%s maps to HTTP %i', (type, status) => {
-    expect(new ApiError(type as keyof typeof API_ERROR_STATUS, 'x').status).toBe(status);
+    expect(httpStatusOf(new ApiError(type as keyof typeof API_ERROR_STATUS, 'x'))).toBe(status);
   });
 
   test('errors use the Mux envelope and JSON headers', async () => {

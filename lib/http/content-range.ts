@@ -1,9 +1,9 @@
 // The `Content-Range` request header of resumable uploads (GCS style, which @mux/upchunk speaks):
 // `bytes 0-262143/1048576` carries a chunk, `bytes */1048576` asks how much has arrived.
 
-export type UploadContentRange =
-  | { kind: 'chunk'; start: number; end: number; total: number }
-  | { kind: 'status'; total: number };
+import type { UploadContentRange } from '../services/uploads/upload-range';
+
+export { receivedRangeHeader, type UploadContentRange } from '../services/uploads/upload-range';
 
 export type ContentRangeParse = { ok: true; range: UploadContentRange } | { ok: false; message: string };
 
@@ -23,7 +23,3 @@ export const parseUploadContentRange = (header: string): ContentRangeParse => {
   if (end >= total) return { ok: false, message: `Content-Range "${value}" goes past the total size of ${total} bytes` };
   return { ok: true, range: { kind: 'chunk', start, end, total } };
 };
-
-// The `Range` response header telling the client which bytes are stored (none: no header).
-export const receivedRangeHeader = (received: number): Record<string, string> =>
-  received > 0 ? { range: `bytes=0-${received - 1}` } : {};

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiError } from './api-error';
+import { ApiError, httpStatusOf } from './api-error';
 
 // Response helpers producing Mux's envelope and headers.
 
@@ -24,7 +24,7 @@ export const errorResponse = (error: ApiError): Response => {
   // Mux answers rate limiting with a different body shape; clients (mux-node) only look at the
   // status and the Retry-After header, but we keep the body as Mux sends it.
   if (error.type === 'too_many_requests') {
-    return jsonResponse({ errors: error.messages }, error.status, error.headers);
+    return jsonResponse({ errors: error.messages }, httpStatusOf(error), error.headers);
   }
-  return jsonResponse({ error: { type: error.type, messages: error.messages } }, error.status, error.headers);
+  return jsonResponse({ error: { type: error.type, messages: error.messages } }, httpStatusOf(error), error.headers);
 };

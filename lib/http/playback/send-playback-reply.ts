@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import parseRange from 'range-parser';
-import type { ApiError } from '../api-error';
+import { httpStatusOf, type ApiError } from '../api-error';
 import { sendFileRange } from './file-range-stream';
 import { OpenFileCache } from './open-file-cache';
 import { PLAYBACK_CORS_HEADERS } from './playback-headers';
@@ -175,7 +175,7 @@ export const sendPlaybackError = (response: ServerResponse, error: ApiError): vo
     return;
   }
   const body = JSON.stringify({ error: { type: error.type, messages: error.messages } });
-  response.writeHead(error.status, {
+  response.writeHead(httpStatusOf(error), {
     ...PLAYBACK_CORS_HEADERS,
     ...error.headers,
     'content-type': 'application/json; charset=utf-8',

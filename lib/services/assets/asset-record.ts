@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import type { AssetRecord } from '../../schemas/asset';
 
 // Every asset read includes its playback IDs in creation order, the shape the serializer needs.

@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import type { AssetRecord } from '../../schemas/asset';
 import { normalizeAssetSettings, type AssetSettingsBody } from '../../schemas/asset-settings';

@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import type { AssetRecord } from '../../schemas/asset';
 import { assetInclude } from './asset-record';
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { checkInputUrlSyntax, PRIVATE_ADDRESS_REASON, resolvesToPublicAddresses } from '../../ingest/url-policy';
 
 // Request-level URL problems are a 400 at create time. The address is checked again when the

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import type { RenditionStatus } from '../../schemas/rendition-status';
 import { renditionDirectory } from '../../storage/asset-files';
 import { readAudioSegmentCount } from '../playback/audio-track';

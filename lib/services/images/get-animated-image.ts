@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { buildAnimatedArgs, type AnimatedFormat } from '../../media/images/image-args';
 import { lastFrameTime } from '../../media/images/frame-time';
 import { planAnimatedSize } from '../../media/images/thumbnail-geometry';

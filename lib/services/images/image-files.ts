@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getEnv } from '../../env';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
 import { imageFilePath, isStoredFile } from '../../storage/asset-files';

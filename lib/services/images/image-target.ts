@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import type { MediaProbe } from '../../media/ffprobe';
 import type { Size } from '../../media/images/thumbnail-geometry';
 import { primaryVideo } from '../../media/media-summary';

@@ -1,5 +1,5 @@
 import { getEnv } from '../../env';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { runProcess, TailBuffer } from '../../media/run-process';
 import { ENCODE_PRIORITY, encoderSlots, speculativeSlots } from '../playback/runtime';
 

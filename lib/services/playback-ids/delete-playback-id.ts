@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import { serializeAsset } from '../../schemas/asset';
 import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
 import { forgetPlaybackId } from '../playback/playback-records';

@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import type { PlaybackIdRecord } from '../../schemas/asset';
 import { findAssetOrThrow } from '../assets/asset-record';
 

@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 
 // GET /video/v1/playback-ids/{playback_id}: which asset a playback ID belongs to.
 export const lookupPlaybackId = async ({ playbackId }: { playbackId: string }) => {

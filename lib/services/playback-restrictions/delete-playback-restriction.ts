@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import { forgetRestrictionRules } from './find-restriction-rules';
 
 // Tokens that name a deleted restriction are refused from then on (see resolve-playback.ts).

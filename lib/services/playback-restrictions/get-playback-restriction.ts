@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import type { PlaybackRestrictionRecord } from '../../schemas/playback-restriction';
 
 export const getPlaybackRestriction = async ({ restrictionId }: { restrictionId: string }): Promise<PlaybackRestrictionRecord> => {

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../../http/api-error';
+import { ApiError, notFound } from '../../errors/api-error';
 import { getLogger } from '../../log';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
 import { resolvePlayback, type PlaybackAccess, type PlaybackFile } from './resolve-playback';

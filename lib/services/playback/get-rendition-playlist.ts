@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';

@@ -3,7 +3,7 @@ import { checkPlaybackRestriction } from '../../auth/playback-restriction-check'
 import { signPlaybackProof, verifyPlaybackProof } from '../../auth/playback-proof';
 import { verifyPlaybackToken, type PlaybackAudience } from '../../auth/playback-token';
 import { getEnv } from '../../env';
-import { ApiError, invalidId, notFound } from '../../http/api-error';
+import { ApiError, invalidId, notFound } from '../../errors/api-error';
 import { isWellFormedId } from '../../utils/ids';
 import { findRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { findSigningPublicKey } from '../signing-keys/get-signing-key';

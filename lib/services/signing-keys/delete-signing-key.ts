@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import { forgetSigningPublicKey } from './get-signing-key';
 
 // Tokens signed with the key stop working at once: the verifier's cached copy is dropped with it.

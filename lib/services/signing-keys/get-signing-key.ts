@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import type { SigningKeyRecord } from '../../schemas/signing-key';
 import { LookupCache } from '../../utils/lookup-cache';
 import { processSingleton } from '../../utils/process-singleton';

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { uploadDirectory } from '../../storage/upload-files';
 import { expireUploadIfDue } from './expire-uploads';
 import { findUploadOrThrow, recordUploadEvent, type StoredUpload } from './upload-record';

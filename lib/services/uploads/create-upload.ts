@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { normalizeAssetSettings } from '../../schemas/asset-settings';
 import { echoedAssetSettings, UPLOAD_TIMEOUT_DEFAULT_SECONDS, type CreateUploadBody } from '../../schemas/upload';
 import { generateId } from '../../utils/ids';

@@ -3,7 +3,7 @@ import { signUploadUrlToken } from '../../auth/upload-url-token';
 import type { Db } from '../../db/client';
 import type { Prisma } from '../../db/generated/client';
 import { getEnv } from '../../env';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 import { unixSeconds } from '../../schemas/common';
 import { serializeUpload, type UploadRecord } from '../../schemas/upload';
 import { recordWebhookEvent, type WebhookEventType } from '../webhooks/record-webhook-event';

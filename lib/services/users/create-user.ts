@@ -1,6 +1,6 @@
 import { hashSecret } from '../../auth/secret-hash';
 import { getDb } from '../../db/client';
-import { ApiError } from '../../http/api-error';
+import { ApiError } from '../../errors/api-error';
 import { generateId } from '../../utils/ids';
 import { normalizeEmail, userInputProblems } from '../../schemas/user';
 

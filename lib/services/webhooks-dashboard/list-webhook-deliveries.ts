@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { notFound } from '../../http/api-error';
+import { notFound } from '../../errors/api-error';
 
 export type WebhookDeliverySummary = {
   id: string;

@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { ApiError, notFound } from '../../http/api-error';
+import { ApiError, notFound } from '../../errors/api-error';
 import { notifyWebhookRecorded } from '../webhooks/webhook-signals';
 
 // "Resend" from the dashboard: the delivery goes back to `pending`, due now, and the dispatcher
