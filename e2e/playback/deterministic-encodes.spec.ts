@@ -120,12 +120,13 @@ test.describe('deterministic encodes', () => {
     const second = await fetchHashes(coldFromTheMiddle);
     phase('after restart, one CPU');
 
-    // 3. Back on every CPU: every video segment again, last to first. With a one-byte cache each
-    //    one was evicted by the next, so each is re-encoded (and checked to be absent before).
+    // 3. Back on every CPU: the segments of a veryfast and a superfast rung again, last to first.
+    //    With a one-byte cache each one was evicted by the next, so each is re-encoded (and checked
+    //    to be absent before). (Two rungs keep the spec short; step 2 re-encoded all of them.)
     if (canPin) setAffinity(server.pid, `0-${cpuCount - 1}`);
     const reencoded: string[] = [];
     const reverse = restarted
-      .filter((rendition) => rendition.name !== 'audio')
+      .filter((rendition) => rendition.name === '360p' || rendition.name === '720p')
       .flatMap((rendition) => rendition.playlist.segments.map((_, index) => segmentOf(rendition, index)).reverse());
     const third = await fetchHashes(reverse, (key) => {
       if (!existsSync(path.join(hls, key))) reencoded.push(key);
