@@ -23,6 +23,9 @@ export const presetForRung = (rung: Rung): string =>
 // decoding is exact whatever their number.) x264 still picks its SIMD code by CPU, and its AVX-512
 // code gives other bytes than AVX2 and older, so identical bytes across machines also need the
 // same x264 and CPU features; moving a DATA_DIR elsewhere re-encodes evicted segments differently.
+// Two slices keep both cores of a small box busy at about the speed of frame threads (a 4 s 1080p
+// segment, median on an idle 2-core box: 1.20 s against 1.14 s; one thread: 1.32 s), and cost
+// 0.01 dB of PSNR; four are no faster there.
 export const X264_THREADS = 2;
 export const X264_PARAMS = 'sliced-threads=1';
 
