@@ -91,6 +91,11 @@ export const PLAYBACK_FIXTURES = {
     why: '1280x720 30 fps H.264, no audio track, 6 s',
     make: ffmpegTo([...testsrc2('1280x720', 6), ...x264(), '-an', '-movflags', '+faststart']),
   },
+  landscape720p: {
+    file: 'pb_testsrc2_1280x720_30fps_sine_10s.mp4',
+    why: '1280x720 30 fps H.264 + AAC stereo 48 kHz, 10 s: four rungs (veryfast and superfast), four segments',
+    make: ffmpegTo([...testsrc2('1280x720', 10), ...sine(10), ...x264(), ...aacStereo, '-movflags', '+faststart']),
+  },
   continuity720p: {
     file: 'pb_testsrc2_1280x720_30fps_sine_16s.mp4',
     why: '1280x720 30 fps + 440 Hz sine AAC stereo 48 kHz, 16 s',

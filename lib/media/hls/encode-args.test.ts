@@ -54,6 +54,17 @@ describe('buildVideoSegmentArgs', () => {
     expect(args).not.toContain('-noaccurate_seek');
   });
 
+  test('a fixed number of sliced x264 threads, whatever the machine: the same bytes on every run and every box', () => {
+    expect(valueAfter(args, '-threads')).toBe('2');
+    expect(valueAfter(args, '-x264-params')).toBe('sliced-threads=1');
+    expect(args.indexOf('-threads')).toBeGreaterThan(args.indexOf('-c:v'));
+  });
+
+  test('no library versions in the output (bitexact muxing)', () => {
+    expect(valueAfter(args, '-fflags')).toBe('+bitexact');
+    expect(args.indexOf('-fflags')).toBeGreaterThan(args.indexOf('-i'));
+  });
+
   test('the first segment does not seek', () => {
     expect(buildVideoSegmentArgs({ inputPath: 'x', rung: rung!, seekSeconds: 0, durationSeconds: 2 })).not.toContain('-ss');
   });
@@ -66,7 +77,7 @@ describe('buildInitSegmentArgs', () => {
     expect(valueAfter(args, '-frames:v')).toBe('1');
     expect(args.indexOf('-frames:v')).toBeLessThan(args.indexOf('-f'));
     const segment = buildVideoSegmentArgs({ inputPath: '/data/source', rung: rung!, seekSeconds: 0, durationSeconds: 4 });
-    for (const flag of ['-preset', '-profile:v', '-level:v', '-b:v', '-maxrate', '-bufsize', '-g', '-video_track_timescale', '-movflags']) {
+    for (const flag of ['-preset', '-profile:v', '-level:v', '-b:v', '-maxrate', '-bufsize', '-g', '-threads', '-x264-params', '-fflags', '-video_track_timescale', '-movflags']) {
       expect(valueAfter(args, flag)).toBe(valueAfter(segment, flag));
     }
   });
@@ -83,5 +94,9 @@ describe('buildAudioTrackArgs', () => {
     expect(valueAfter(args, '-frag_duration')).toBe('4000000');
     expect(valueAfter(args, '-af')).toBe('aresample=48000,asetpts=N/SR/TB');
     expect(valueAfter(args, '-movflags')).toContain('delay_moov');
+  });
+
+  test('no library version in the init segment (bitexact muxing)', () => {
+    expect(valueAfter(args, '-fflags')).toBe('+bitexact');
   });
 });

@@ -12,6 +12,23 @@ const KEYFRAME_INTERVAL_SECONDS = 2;
 export const presetForRung = (rung: Rung): string =>
   rung.isBackground || Math.min(rung.width, rung.height) < 720 ? 'veryfast' : 'superfast';
 
+// Segments are served `immutable`, so every encode of a (rung, segment) must give the same bytes,
+// or a CDN or browser holding one copy mixes two encodes. libx264's default threading broke that:
+// - frame threads with VBV (our maxrate/bufsize) race: a frame's row-level rate control reads how
+//   far the frames encoding beside it have got, so the bytes changed from run to run;
+// - `-threads 0` means 1.5 × the CPUs the process may use, and the count changes the bitstream
+//   (and is written into it), so a box or container with another CPU count gave other bytes.
+// Sliced threads split each frame into a fixed number of slices encoded in parallel: the bytes
+// depend on the slice count, not on timing or on the CPUs. (Decoder threads stay automatic:
+// decoding is exact whatever their number.) x264 still picks its SIMD code by CPU, and its AVX-512
+// code gives other bytes than AVX2 and older, so identical bytes across machines also need the
+// same x264 and CPU features; moving a DATA_DIR elsewhere re-encodes evicted segments differently.
+// Two slices keep both cores of a small box busy at about the speed of frame threads (a 4 s 1080p
+// segment, median on an idle 2-core box: 1.20 s against 1.14 s; one thread: 1.32 s), and cost
+// 0.01 dB of PSNR; four are no faster there.
+export const X264_THREADS = 2;
+export const X264_PARAMS = 'sliced-threads=1';
+
 // One video segment of one rung, written to stdout as fragmented MP4 (init + fragments). Decode
 // times start at zero; the caller moves them to the segment's place on the timeline.
 export const buildVideoSegmentArgs = ({
@@ -21,7 +38,6 @@ export const buildVideoSegmentArgs = ({
   durationSeconds,
   keyframeLookaheadSeconds = 0,
   preset = presetForRung(rung),
-  threads = 0,
 }: {
   inputPath: string;
   rung: Rung;
@@ -31,7 +47,6 @@ export const buildVideoSegmentArgs = ({
   // seek) drops the frames before it.
   keyframeLookaheadSeconds?: number;
   preset?: string;
-  threads?: number;
 }): string[] => {
   const frameRate = rung.frameRate ?? 30;
   const gop = Math.max(1, Math.round(frameRate * KEYFRAME_INTERVAL_SECONDS));
@@ -97,9 +112,15 @@ export const buildVideoSegmentArgs = ({
     '-bufsize',
     String(rung.videoBitrate * 2),
     '-threads',
-    String(threads),
+    String(X264_THREADS),
+    '-x264-params',
+    X264_PARAMS,
     '-video_track_timescale',
     String(VIDEO_TIMESCALE),
+    // No library versions in the init segment (`encoder` tag, compressor name): its bytes then
+    // depend on the settings and x264 alone, not on which ffmpeg build wrote them.
+    '-fflags',
+    '+bitexact',
     '-f',
     'mp4',
     '-movflags',
@@ -156,6 +177,10 @@ export const buildAudioTrackArgs = ({
   '2',
   '-ar',
   String(AUDIO_SAMPLE_RATE),
+  // As for video: no library version in the init segment. (The AAC encode itself was already
+  // deterministic: single-threaded, and the same bytes with its SIMD code disabled.)
+  '-fflags',
+  '+bitexact',
   '-f',
   'mp4',
   '-movflags',
