@@ -57,10 +57,24 @@ const assetFor = (name: ImageFixtureName, dir: string, fileUrl: (file: string) =
 
 const image = (playbackId: string, name: string, query = '') => fetchBytes(server.url(`/${playbackId}/${name}${query ? `?${query}` : ''}`));
 
-const expectImage = async (fetched: Fetched, format: 'jpeg' | 'png' | 'webp' | 'gif', size: { width: number; height: number }) => {
+// A signed image is cacheable only as long as its token lives (mux-node's default: 7 days).
+const SIGNED_TOKEN_SECONDS = 7 * 24 * 3600;
+
+const expectImage = async (
+  fetched: Fetched,
+  format: 'jpeg' | 'png' | 'webp' | 'gif',
+  size: { width: number; height: number },
+  { signed = false } = {},
+) => {
   expect(fetched.status, `${fetched.url}: ${fetched.body.toString('utf8').slice(0, 300)}`).toBe(200);
   expect(fetched.headers.get('content-type'), fetched.url).toBe(`image/${format}`);
-  expect(fetched.headers.get('cache-control'), fetched.url).toBe(IMMUTABLE);
+  if (signed) {
+    const maxAge = Number(/^public, max-age=(\d+), immutable$/.exec(fetched.headers.get('cache-control') ?? '')?.[1]);
+    expect(maxAge, fetched.url).toBeLessThanOrEqual(SIGNED_TOKEN_SECONDS);
+    expect(maxAge, fetched.url).toBeGreaterThan(SIGNED_TOKEN_SECONDS - 600);
+  } else {
+    expect(fetched.headers.get('cache-control'), fetched.url).toBe(IMMUTABLE);
+  }
   expect(fetched.headers.get('access-control-allow-origin'), fetched.url).toBe('*');
   const decoded = await decodeImage(fetched.body);
   expect({ format: decoded.format, width: decoded.width, height: decoded.height }, fetched.url).toEqual({ format, ...size });
@@ -364,17 +378,17 @@ test('signed playback ID: parameters come from the token claims, the audience mu
 
   // time=2.5 (blue) and width=64 from the token; the query's time=0.5 (red) is ignored.
   const thumbnailToken = await mux.jwt.signPlaybackId(playbackId, { ...keyOptions, type: 'thumbnail', params: { time: '2.5', width: '64' } });
-  const thumbnail = await expectImage(await image(playbackId, 'thumbnail.png', `time=0.5&token=${thumbnailToken}`), 'png', { width: 64, height: 36 });
+  const thumbnail = await expectImage(await image(playbackId, 'thumbnail.png', `time=0.5&token=${thumbnailToken}`), 'png', { width: 64, height: 36 }, { signed: true });
   expect(isColor(centre(thumbnail), SECOND_COLORS[2].rgb), `signed thumbnail centre ${centre(thumbnail)} is blue`).toBe(true);
   // mux-node's playback helpers send TOKEN.
   expect((await image(playbackId, 'thumbnail.png', `TOKEN=${thumbnailToken}`)).status).toBe(200);
 
   const gifToken = await mux.jwt.signPlaybackId(playbackId, { ...keyOptions, type: 'gif', params: { end: '1', fps: '5' } });
-  await expectImage(await image(playbackId, 'animated.gif', `token=${gifToken}`), 'gif', { width: 320, height: 180 });
+  await expectImage(await image(playbackId, 'animated.gif', `token=${gifToken}`), 'gif', { width: 320, height: 180 }, { signed: true });
 
   const storyboardToken = await mux.jwt.signPlaybackId(playbackId, { ...keyOptions, type: 'storyboard' });
   const cues = parseStoryboardVtt((await image(playbackId, 'storyboard.vtt', `token=${storyboardToken}`)).body.toString('utf8'));
   expect(cues).toHaveLength(50);
   expect(cues[0]?.url).toBe(server.url(`/${playbackId}/storyboard.jpg?token=${storyboardToken}`));
-  await expectImage(await fetchBytes(cues[0]!.url), 'jpeg', { width: 2560, height: 720 });
+  await expectImage(await fetchBytes(cues[0]!.url), 'jpeg', { width: 2560, height: 720 }, { signed: true });
 });
