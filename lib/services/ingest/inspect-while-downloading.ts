@@ -18,6 +18,8 @@ export type EarlyInspection = {
   decodedEnds: Array<'start' | 'end'>;
   /** Milliseconds from the start of the inspection at which each step ended (for the logs). */
   timings: Record<string, number>;
+  /** When the inspection started (epoch ms), to place its timings on the ingest's timeline. */
+  startedAtEpochMs?: number;
 };
 
 // Bytes fetched from the end: enough for the last GOP and the index of a moov-last file at
@@ -125,6 +127,7 @@ const inspectWithIndex = async ({
   signal: AbortSignal;
 }): Promise<EarlyInspection | null> => {
   const startedAt = performance.now();
+  const startedAtEpochMs = Date.now();
   const timings: Record<string, number> = {};
   const mark = <T>(name: string, value: T): T => {
     timings[name] = Math.round(performance.now() - startedAt);
@@ -142,6 +145,7 @@ const inspectWithIndex = async ({
   // tail first, and without it has nothing to probe until the download is over.
   if (layout.kind === 'index-last' && !(await tailFetched)) return null;
 
+  mark('probeStartMs', 0);
   const probe = mark('probedMs', await probeMedia({ ffprobePath, inputPath: inputUrl, signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS }));
   if (!isMp4Family(probe)) return null;
   const decodes = (end: 'start' | 'end') =>
@@ -154,6 +158,6 @@ const inspectWithIndex = async ({
     // Without the tail, the end would only be readable once the download reaches it.
     tailFetched.then((fetched) => fetched && decodes('end')),
   ]);
-  if (!startDecoded) return { probe, decodedEnds: [], timings };
-  return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings };
+  if (!startDecoded) return { probe, decodedEnds: [], timings, startedAtEpochMs };
+  return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings, startedAtEpochMs };
 };
