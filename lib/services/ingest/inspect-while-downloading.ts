@@ -2,7 +2,8 @@ import type { GrowingFile } from '../../ingest/growing-file';
 import type { MediaProbe } from '../../media/ffprobe';
 import { readMp4Layout, type Mp4Layout } from '../../media/mp4-layout';
 import { probeMedia } from '../../media/probe-media';
-import { verifyDecodable } from '../../media/verify-decodable';
+import { primaryVideo } from '../../media/media-summary';
+import { quickVideoDecodeCheck, verifyDecodable, type DecodeEnd } from '../../media/verify-decodable';
 
 // Time-to-ready must not grow with the input's size, but a download does. An MP4's index (moov)
 // describes every sample, so with the index, the start and the end of the file in hand the asset
@@ -133,31 +134,66 @@ const inspectWithIndex = async ({
     timings[name] = Math.round(performance.now() - startedAt);
     return value;
   };
-  // Fetching the tail only pays when the main download is far from it.
-  const tailFetched =
-    start > file.contiguousBytes + tailBytes
+  // Stops whatever still runs when the inspection is over (or the ingest is aborted): the
+  // processes below read through inputUrl and may be waiting for bytes that no longer matter.
+  const done = new AbortController();
+  const onAbort = () => done.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  // The end's reader also stops when the tail does not come (its bytes would only come with the
+  // download, and the main download is held meanwhile).
+  const tailLost = new AbortController();
+  const stopTailReader = () => tailLost.abort(done.signal.reason);
+  done.signal.addEventListener('abort', stopTailReader, { once: true });
+  try {
+    // Fetching the tail only pays when the main download is far from it.
+    const fetchingTail = start > file.contiguousBytes + tailBytes;
+    // Without the tail, a moov-last file has nothing to probe until the download is over.
+    if (layout.kind === 'index-last' && !fetchingTail) return null;
+    const tailFetched = fetchingTail
       ? fetchTail(start).then(
           () => mark('tailFetchedMs', true),
-          () => mark('tailFailedMs', false),
+          () => {
+            stopTailReader();
+            return mark('tailFailedMs', false);
+          },
         )
       : Promise.resolve(false);
-  // A faststart file is probed from its head while the tail arrives; a moov-last one needs the
-  // tail first, and without it has nothing to probe until the download is over.
-  if (layout.kind === 'index-last' && !(await tailFetched)) return null;
 
-  mark('probeStartMs', 0);
-  const probe = mark('probedMs', await probeMedia({ ffprobePath, inputPath: inputUrl, signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS }));
-  if (!isMp4Family(probe)) return null;
-  const decodes = (end: 'start' | 'end') =>
-    verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal, ends: [end] }).then(
-      () => mark(`${end}DecodedMs`, true),
-      () => mark(`${end}FailedMs`, false),
-    );
-  const [startDecoded, endDecoded] = await Promise.all([
-    decodes('start'),
-    // Without the tail, the end would only be readable once the download reaches it.
-    tailFetched.then((fetched) => fetched && decodes('end')),
-  ]);
-  if (!startDecoded) return { probe, decodedEnds: [], timings, startedAtEpochMs };
-  return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings, startedAtEpochMs };
+    // The probe and a keyframe check of each end start at once, not one after the other: a
+    // process takes ~50 ms to start before it reads anything, and each then waits only for the
+    // bytes it needs (the end's and a moov-last index come with the tail). The checks assume a
+    // video stream and find the end from the container's duration, so the probe's answer comes
+    // in only to confirm them.
+    const quick = (end: DecodeEnd, stop: AbortSignal) =>
+      quickVideoDecodeCheck({ ffmpegPath, inputPath: inputUrl, end, signal: stop }).then(
+        (clean) => mark(`${end}QuickMs`, clean),
+        () => false,
+      );
+    const startQuick = quick('start', done.signal);
+    const endQuick = fetchingTail ? quick('end', tailLost.signal) : Promise.resolve(false);
+    const probing = probeMedia({ ffprobePath, inputPath: inputUrl, signal: done.signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS });
+    probing.catch(() => undefined);
+    if (layout.kind === 'index-last' && !(await tailFetched)) return null;
+
+    const probe = mark('probedMs', await probing);
+    if (!isMp4Family(probe)) return null;
+    // Audio only (or a quick check that was not clean): the full check of that end decides.
+    const hasVideo = primaryVideo(probe) !== null;
+    const decoded = async (end: DecodeEnd, quickCheck: Promise<boolean>) => {
+      if (hasVideo && (await quickCheck)) return mark(`${end}DecodedMs`, true);
+      return verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal: done.signal, ends: [end], quick: false }).then(
+        () => mark(`${end}DecodedMs`, true),
+        () => mark(`${end}FailedMs`, false),
+      );
+    };
+    const [startDecoded, endDecoded] = await Promise.all([
+      decoded('start', startQuick),
+      tailFetched.then((fetched) => fetched && decoded('end', endQuick)),
+    ]);
+    if (!startDecoded) return { probe, decodedEnds: [], timings, startedAtEpochMs };
+    return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings, startedAtEpochMs };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    done.abort();
+  }
 };
