@@ -8,7 +8,7 @@ import { writeFully } from '../../ingest/positional-file-sink';
 import { probeMedia } from '../../media/probe-media';
 import { activeProcessCount } from '../../media/run-process';
 import { aac, ffmpeg, FFMPEG, FFPROBE, writePrefix, x264 } from '../../media/test-support/media-fixtures';
-import { inspectWhileDownloading, withCompleteFileSize } from './inspect-while-downloading';
+import { inspectWhileDownloading, tailBytesFor, withCompleteFileSize } from './inspect-while-downloading';
 
 let dir: string;
 
@@ -35,12 +35,12 @@ const startDownload = async (
   file.advancePrefix(head);
   const served = await servePartialSource(name, file, path.join(dir, name));
   const tailRequests: number[] = [];
-  const fetchTail = async (start: number) => {
+  const fetchTail = async (start: number, end: number) => {
     tailRequests.push(start);
     await beforeTail();
     if (!tailWorks) throw new Error('the server did not serve the byte range');
-    await writeFully(handle, [bytes.subarray(start)], start);
-    file.addRange(start, bytes.length);
+    await writeFully(handle, [bytes.subarray(start, end)], start);
+    file.addRange(start, end);
   };
   const finish = async () => {
     await writeFully(handle, [bytes.subarray(head)], head);
@@ -67,6 +67,18 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'keyframe-early-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('tailBytesFor', () => {
+  test('with a duration, the last 10 s at the average rate: the same for 30 s and 300 s at one bit rate', () => {
+    const bytesPerSecond = 840_000;
+    expect(tailBytesFor(300 * bytesPerSecond, 300)).toBe(tailBytesFor(30 * bytesPerSecond, 30));
+    expect(tailBytesFor(300 * bytesPerSecond, 300)).toBe(10 * bytesPerSecond);
+    // Without one, 8% of the file; always within 8-64 MiB.
+    expect(tailBytesFor(250_000_000)).toBe(20_000_000);
+    expect(tailBytesFor(1_000_000, 10)).toBe(8 * 1024 * 1024);
+    expect(tailBytesFor(10_000_000_000, 60)).toBe(64 * 1024 * 1024);
+  });
+});
 
 describe('inspectWhileDownloading', () => {
   test('a faststart MP4 is probed and both ends decoded from its first fifth and its tail, with the same probe as the whole file', async () => {
