@@ -8,8 +8,8 @@ import { quickVideoDecodeCheck, verifyDecodable, type DecodeEnd } from '../../me
 // Time-to-ready must not grow with the input's size, but a download does. An MP4's index (moov)
 // describes every sample, so with the index, the start and the end of the file in hand the asset
 // can be probed and both decode checks run while the middle is still arriving: the end is
-// fetched with a range request, and the index comes either first (faststart) or from that same
-// tail. Readers go through a URL that blocks on bytes not yet written (partial-source-server.ts),
+// fetched with range requests, and the index comes either first (faststart) or, fetched before
+// the media in front of it, from the tail. Readers go through a URL that blocks on bytes not yet written (partial-source-server.ts),
 // so a wrong guess here costs time, never correctness. Anything unusual (another container, no
 // size, no range support, an error) returns what could be checked, or null, and the ingest
 // inspects the complete file for the rest.
