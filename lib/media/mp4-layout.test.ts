@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readMp4Layout } from './mp4-layout';
+import { readMovieDurationSeconds, readMp4Layout } from './mp4-layout';
 import { ffmpeg, x264 } from './test-support/media-fixtures';
 
 let dir: string;
@@ -40,5 +40,20 @@ describe('readMp4Layout', () => {
     expect(await readMp4Layout(fragmented, statSync(fragmented).size)).toEqual({ kind: 'fragmented' });
     const mkv = await make('clip.mkv', []);
     expect(await readMp4Layout(mkv, statSync(mkv).size)).toEqual({ kind: 'not-mp4' });
+  });
+
+  test('the movie duration is read from the index, wherever it sits', async () => {
+    const faststart = await make('faststart-duration.mp4', ['-movflags', '+faststart']);
+    const first = await readMp4Layout(faststart, statSync(faststart).size);
+    if (first.kind !== 'index-first') throw new Error(`unexpected layout ${first.kind}`);
+    expect(readFileSync(faststart).toString('latin1', first.indexStart + 4, first.indexStart + 8)).toBe('moov');
+    expect(await readMovieDurationSeconds(faststart, first.indexStart, first.indexEnd)).toBeCloseTo(2, 1);
+
+    const plain = await make('plain-duration.mp4', []);
+    const last = await readMp4Layout(plain, statSync(plain).size);
+    if (last.kind !== 'index-last' || last.mediaEnd === null) throw new Error(`unexpected layout ${last.kind}`);
+    expect(await readMovieDurationSeconds(plain, last.mediaEnd, statSync(plain).size)).toBeCloseTo(2, 1);
+    // Not an index there: no duration.
+    expect(await readMovieDurationSeconds(plain, 0, last.mediaEnd)).toBeNull();
   });
 });

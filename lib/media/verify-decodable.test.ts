@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MediaInputError } from './media-errors';
 import { probeMedia } from './probe-media';
 import { FFMPEG, FFPROBE, SHARED_MEDIA, aac, ffmpeg, writePrefix, x264 } from './test-support/media-fixtures';
-import { buildDecodeCheckArgs, parseDecodeProgress, verifyDecodable } from './verify-decodable';
+import { buildDecodeCheckArgs, buildQuickDecodeCheckArgs, parseDecodeProgress, quickVideoDecodeCheck, verifyDecodable } from './verify-decodable';
 
 let dir = '';
 const file = (name: string): string => join(dir, name);
@@ -56,6 +56,36 @@ describe('buildDecodeCheckArgs', () => {
   });
 });
 
+describe('buildQuickDecodeCheckArgs', () => {
+  it('decodes only keyframes of the first video stream, without find_stream_info, one thread', () => {
+    const start = buildQuickDecodeCheckArgs({ inputPath: 'http://127.0.0.1:1/x', end: 'start' });
+    const input = start.indexOf('-i');
+    for (const option of ['-nofind_stream_info', '-skip_frame', '-threads', '-t']) {
+      expect(start.indexOf(option), option).toBeGreaterThan(-1);
+      expect(start.indexOf(option), option).toBeLessThan(input);
+    }
+    expect(start[start.indexOf('-skip_frame') + 1]).toBe('nokey');
+    expect(start[start.indexOf('-threads') + 1]).toBe('1');
+    expect(start[start.indexOf('-t') + 1]).toBe('0.500');
+    expect(start).not.toContain('-sseof');
+    expect(start[start.indexOf('-map') + 1]).toBe('0:v:0');
+    // The start stops at its first keyframe; the end reads on to the end of the file.
+    expect(start.slice(start.indexOf('-frames:v'), start.indexOf('-frames:v') + 2)).toEqual(['-frames:v', '1']);
+    expect(start.indexOf('-frames:v')).toBeGreaterThan(input);
+    expect(buildQuickDecodeCheckArgs({ inputPath: 'in.mp4', end: 'end' })).not.toContain('-frames:v');
+  });
+
+  it('finds the end from the container duration, so it needs no probe', () => {
+    const end = buildQuickDecodeCheckArgs({ inputPath: 'in.mp4', end: 'end' });
+    const input = end.indexOf('-i');
+    expect(end.slice(end.indexOf('-sseof'), end.indexOf('-sseof') + 2)).toEqual(['-sseof', '-0.500']);
+    expect(end.slice(end.indexOf('-t'), end.indexOf('-t') + 2)).toEqual(['-t', '1.000']);
+    expect(end.indexOf('-noaccurate_seek')).toBeGreaterThan(-1);
+    expect(end.indexOf('-sseof')).toBeLessThan(input);
+    expect(end).not.toContain('-ss');
+  });
+});
+
 describe('parseDecodeProgress', () => {
   it('takes the final totals', () => {
     const stdout = 'frame=1\nout_time_us=33333\nprogress=continue\nframe=30\nout_time_us=N/A\nout_time_us=1000000\nprogress=end\n';
@@ -90,6 +120,87 @@ describe('verifyDecodable on generated files', () => {
     const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('normal.mp4') });
     const signal = AbortSignal.abort(new Error('job cancelled'));
     await expect(verifyDecodable({ ffmpegPath: FFMPEG, inputPath: file('normal.mp4'), probe, signal })).rejects.toThrow('job cancelled');
+  });
+});
+
+describe('quickVideoDecodeCheck', () => {
+  const quick = (name: string, end: 'start' | 'end') => quickVideoDecodeCheck({ ffmpegPath: FFMPEG, inputPath: file(name), end });
+
+  it('is clean at both ends of intact files', async () => {
+    for (const name of ['normal.mp4', 'six-seconds.mp4', 'portrait.mp4']) {
+      expect(await quick(name, 'start'), `${name} start`).toBe(true);
+      expect(await quick(name, 'end'), `${name} end`).toBe(true);
+    }
+  });
+
+  it('is not clean at the end of a file whose data stops short, nor without a video stream', async () => {
+    expect(await quick('truncated-60.mp4', 'end')).toBe(false);
+    expect(await quick('truncated-30.mp4', 'end')).toBe(false);
+    expect(await quick('audio.m4a', 'start')).toBe(false);
+    expect(await quick('audio.m4a', 'end')).toBe(false);
+  });
+
+  it('rejects with the abort reason when aborted', async () => {
+    const signal = AbortSignal.abort(new Error('job cancelled'));
+    await expect(quickVideoDecodeCheck({ ffmpegPath: FFMPEG, inputPath: file('normal.mp4'), end: 'end', signal })).rejects.toThrow('job cancelled');
+  });
+});
+
+describe('verifyDecodable: quick check first, the full window when it is not clean', () => {
+  // An ffmpeg that logs its arguments, and optionally fails every quick check, to see which
+  // checks ran and that the full check alone decides when the quick one says nothing.
+  const wrapper = async (name: string, failQuick: boolean) => {
+    const script = file(`${name}.sh`);
+    const log = file(`${name}.log`);
+    await writeFile(
+      script,
+      [
+        '#!/bin/sh',
+        `echo "$*" >> '${log}'`,
+        ...(failQuick ? ['case " $* " in *" -nofind_stream_info "*) echo "simulated failure" >&2; exit 1;; esac'] : []),
+        `exec ${FFMPEG} "$@"`,
+        '',
+      ].join('\n'),
+    );
+    await chmod(script, 0o755);
+    const calls = async () => (await readFile(log, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
+    return { script, calls };
+  };
+  const isQuick = (args: string) => args.includes('-nofind_stream_info');
+
+  it('a clean file is decided by the quick checks alone', async () => {
+    const ffmpegLog = await wrapper('clean', false);
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('six-seconds.mp4') });
+    await verifyDecodable({ ffmpegPath: ffmpegLog.script, inputPath: file('six-seconds.mp4'), probe });
+    const calls = await ffmpegLog.calls();
+    expect(calls).toHaveLength(2);
+    expect(calls.every(isQuick)).toBe(true);
+  });
+
+  it('when the quick checks are not clean, the full checks decide: an intact file is accepted, a truncated one rejected', async () => {
+    const intact = await wrapper('intact', true);
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('six-seconds.mp4') });
+    await expect(verifyDecodable({ ffmpegPath: intact.script, inputPath: file('six-seconds.mp4'), probe })).resolves.toBeUndefined();
+    expect((await intact.calls()).filter((args) => !isQuick(args))).toHaveLength(2);
+
+    const truncated = await wrapper('truncated', true);
+    const cutProbe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('truncated-60.mp4') });
+    await expect(verifyDecodable({ ffmpegPath: truncated.script, inputPath: file('truncated-60.mp4'), probe: cutProbe })).rejects.toThrow(
+      /^The input file is truncated/,
+    );
+  });
+
+  it('audio-only files skip the quick check; quick: false skips it for video', async () => {
+    const audio = await wrapper('audio', false);
+    await verifyDecodable({ ffmpegPath: audio.script, inputPath: file('audio.m4a'), probe: await probeMedia({ ffprobePath: FFPROBE, inputPath: file('audio.m4a') }) });
+    expect((await audio.calls()).some(isQuick)).toBe(false);
+
+    const full = await wrapper('full', false);
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('normal.mp4') });
+    await verifyDecodable({ ffmpegPath: full.script, inputPath: file('normal.mp4'), probe, quick: false });
+    const calls = await full.calls();
+    expect(calls).toHaveLength(2);
+    expect(calls.some(isQuick)).toBe(false);
   });
 });
 

@@ -108,11 +108,11 @@ export const downloadSource = async ({
           ? inspectWhileDownloading({
               file: body.file,
               inputUrl: body.url,
-              fetchTail: async (start) => {
+              fetchTail: async (start, end) => {
                 await fetchRangeToFile({
                   url: body.finalUrl,
                   start,
-                  end: body.file.totalBytes,
+                  end,
                   totalBytes: body.file.totalBytes,
                   filePath: partPath,
                   addressPolicy,
@@ -120,7 +120,7 @@ export const downloadSource = async ({
                   ifRange: body.validator,
                   signal: stopTail.signal,
                 });
-                body.file.addRange(start, body.file.totalBytes);
+                body.file.addRange(start, end);
               },
               ffprobePath: env.ffprobePath,
               ffmpegPath: env.ffmpegPath,

@@ -50,6 +50,7 @@ export const ingestAsset = async ({
   if (asset.status !== 'preparing') return;
 
   const startedAt = performance.now();
+  const startedAtEpochMs = Date.now();
   const timings: Record<string, number> = {};
   const lap = (name: string, since: number) => {
     timings[name] = Math.round(performance.now() - since);
@@ -118,6 +119,8 @@ export const ingestAsset = async ({
       durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
     });
     // video.asset.ready is recorded with the status change, and only if this update made it.
+    const readyAt = new Date();
+    const readyAtEpochMs = readyAt.getTime();
     const updated = await db.$transaction(async (tx) => {
       const result = await tx.asset.updateMany({
         where: { id: assetId, status: 'preparing' },
@@ -132,7 +135,7 @@ export const ingestAsset = async ({
           probeJson: JSON.stringify(probe),
           planJson: JSON.stringify(playbackPlan),
           sourceBytes: BigInt(size),
-          readyAt: new Date(),
+          readyAt,
         },
       });
       if (result.count === 1) {
@@ -145,7 +148,17 @@ export const ingestAsset = async ({
       await cleanUpIfDeleted(assetId);
       return;
     }
-    log.info({ ...timings, early: inspected?.timings, readyWhileDownloading, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
+    const sinceCreated = (epochMs: number) => Math.round(epochMs - asset.createdAt.getTime());
+    const timeline = {
+      claimed: sinceCreated(startedAtEpochMs),
+      ...(inspected?.startedAtEpochMs !== undefined && { inspectionStarted: sinceCreated(inspected.startedAtEpochMs) }),
+      ...Object.fromEntries(
+        Object.entries(inspected?.timings ?? {}).map(([name, ms]) => [name, sinceCreated((inspected?.startedAtEpochMs ?? 0) + ms)]),
+      ),
+      ready: sinceCreated(readyAtEpochMs),
+      logged: sinceCreated(Date.now()),
+    };
+    log.info({ ...timings, early: inspected?.timings, timeline, readyWhileDownloading, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
     // Work that follows readiness: the continuous audio track, and rungs above 1080p.
     if (playbackPlan.audio) {
       await enqueueJob({ name: 'encode-audio-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `audio:${assetId}` });

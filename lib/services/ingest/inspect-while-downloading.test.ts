@@ -6,8 +6,9 @@ import { GrowingFile } from '../../ingest/growing-file';
 import { servePartialSource } from '../../ingest/partial-source-server';
 import { writeFully } from '../../ingest/positional-file-sink';
 import { probeMedia } from '../../media/probe-media';
-import { ffmpeg, FFMPEG, FFPROBE, x264 } from '../../media/test-support/media-fixtures';
-import { inspectWhileDownloading, withCompleteFileSize } from './inspect-while-downloading';
+import { activeProcessCount } from '../../media/run-process';
+import { aac, ffmpeg, FFMPEG, FFPROBE, writePrefix, x264 } from '../../media/test-support/media-fixtures';
+import { inspectWhileDownloading, tailBytesFor, withCompleteFileSize } from './inspect-while-downloading';
 
 let dir: string;
 
@@ -20,7 +21,11 @@ const makeClip = async (name: string, movflags: string[]) => {
 // A download in flight: the first fifth of `source` is in the part file; the rest is written by
 // `finish`. The tail is "fetched" from the source file into the same part file, as a range
 // request would.
-const startDownload = async (source: string, name: string, { tailWorks = true } = {}) => {
+const startDownload = async (
+  source: string,
+  name: string,
+  { tailWorks = true, beforeTail = async () => undefined }: { tailWorks?: boolean; beforeTail?: () => Promise<void> } = {},
+) => {
   const bytes = await readFile(source);
   const partPath = path.join(dir, `${name}.part`);
   const file = new GrowingFile(partPath, bytes.length);
@@ -30,11 +35,12 @@ const startDownload = async (source: string, name: string, { tailWorks = true } 
   file.advancePrefix(head);
   const served = await servePartialSource(name, file, path.join(dir, name));
   const tailRequests: number[] = [];
-  const fetchTail = async (start: number) => {
+  const fetchTail = async (start: number, end: number) => {
     tailRequests.push(start);
+    await beforeTail();
     if (!tailWorks) throw new Error('the server did not serve the byte range');
-    await writeFully(handle, [bytes.subarray(start)], start);
-    file.addRange(start, bytes.length);
+    await writeFully(handle, [bytes.subarray(start, end)], start);
+    file.addRange(start, end);
   };
   const finish = async () => {
     await writeFully(handle, [bytes.subarray(head)], head);
@@ -61,6 +67,18 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'keyframe-early-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('tailBytesFor', () => {
+  test('with a duration, the last 10 s at the average rate: the same for 30 s and 300 s at one bit rate', () => {
+    const bytesPerSecond = 840_000;
+    expect(tailBytesFor(300 * bytesPerSecond, 300)).toBe(tailBytesFor(30 * bytesPerSecond, 30));
+    expect(tailBytesFor(300 * bytesPerSecond, 300)).toBe(10 * bytesPerSecond);
+    // Without one, 8% of the file; always within 8-64 MiB.
+    expect(tailBytesFor(250_000_000)).toBe(20_000_000);
+    expect(tailBytesFor(1_000_000, 10)).toBe(8 * 1024 * 1024);
+    expect(tailBytesFor(10_000_000_000, 60)).toBe(64 * 1024 * 1024);
+  });
+});
 
 describe('inspectWhileDownloading', () => {
   test('a faststart MP4 is probed and both ends decoded from its first fifth and its tail, with the same probe as the whole file', async () => {
@@ -95,5 +113,49 @@ describe('inspectWhileDownloading', () => {
     const none = await inspect(plain);
     await plain.finish();
     expect(none).toBeNull();
+  });
+
+  test('the probe and both keyframe checks are already running while the tail is on its way', async () => {
+    // Nothing of a moov-last file can be read before its tail arrives, so whatever runs then was
+    // started without waiting for it (or for the probe).
+    let runningBeforeTail = 0;
+    const beforeTail = async () => {
+      for (let waited = 0; waited < 10_000 && runningBeforeTail < 3; waited += 20) {
+        runningBeforeTail = Math.max(runningBeforeTail, activeProcessCount());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const download = await startDownload(await makeClip('plain3.mp4', []), 'plain3', { beforeTail });
+    const inspection = await inspect(download);
+    await download.finish();
+    expect(runningBeforeTail).toBe(3);
+    expect(inspection?.decodedEnds).toEqual(['start', 'end']);
+  });
+
+  test('when the tail fails, the check of the end that waited for it is stopped: nothing keeps running', async () => {
+    const download = await startDownload(await makeClip('faststart3.mp4', ['-movflags', '+faststart']), 'faststart3', { tailWorks: false });
+    const inspection = await inspect(download);
+    expect(activeProcessCount()).toBe(0);
+    await download.finish();
+    expect(inspection?.decodedEnds).toEqual(['start']);
+  });
+
+  test('an audio-only MP4 is checked at both ends by decoding its audio once the probe tells', async () => {
+    const source = path.join(dir, 'audio.m4a');
+    await ffmpeg('-f', 'lavfi', '-i', 'sine=f=440:r=48000', '-t', '8', ...aac, '-b:a', '256k', '-movflags', '+faststart', source);
+    const download = await startDownload(source, 'audio');
+    const inspection = await inspect(download);
+    await download.finish();
+    expect(inspection?.probe.video).toEqual([]);
+    expect(inspection?.decodedEnds).toEqual(['start', 'end']);
+  });
+
+  test('a faststart MP4 whose data stops short is not passed at its end early (the complete file decides)', async () => {
+    const cut = path.join(dir, 'cut.mp4');
+    await writePrefix(await makeClip('whole.mp4', ['-movflags', '+faststart']), cut, 0.7);
+    const download = await startDownload(cut, 'cut');
+    const inspection = await inspect(download);
+    await download.finish();
+    expect(inspection?.decodedEnds).not.toContain('end');
   });
 });
