@@ -3,11 +3,17 @@ import type { Cacheability } from '../../services/playback/resolve-playback';
 // Headers of the playback host (the stream origin): open CORS for players on any site, and how
 // long each kind of answer may be kept (see Cacheability).
 
+// On every answer (the methods and headers a player may use are the preflight's business only).
 export const PLAYBACK_CORS_HEADERS = {
   'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'Content-Length, Content-Range',
+} as const;
+
+export const PLAYBACK_PREFLIGHT_HEADERS = {
+  ...PLAYBACK_CORS_HEADERS,
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
   'access-control-allow-headers': 'Range, Content-Type',
-  'access-control-expose-headers': 'Content-Length, Content-Range',
+  'access-control-max-age': '86400',
 } as const;
 
 const YEAR_SECONDS = 31_536_000;

@@ -15,7 +15,7 @@ import { ApiError, isApiError, notFound } from '../api-error';
 import {
   CONTENT_TYPES,
   immutableCacheControl,
-  PLAYBACK_CORS_HEADERS,
+  PLAYBACK_PREFLIGHT_HEADERS,
   playlistCacheControl,
   storyboardTextCacheControl,
 } from './playback-headers';
@@ -135,7 +135,7 @@ export const servePlayback = (request: IncomingMessage, response: ServerResponse
   const path = matchPlaybackPath(queryStart === -1 ? url : url.slice(0, queryStart));
   if (!path) return false;
   if (request.method === 'OPTIONS') {
-    response.writeHead(204, PLAYBACK_CORS_HEADERS).end();
+    response.writeHead(204, PLAYBACK_PREFLIGHT_HEADERS).end();
     return true;
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') {

@@ -7,6 +7,7 @@ import type { PlaybackPlan } from './playback-plan';
 // Background rungs (above 1080p) are listed only once every one of their segments exists, so a
 // player never picks a rendition that would have to be encoded in 4K in real time.
 export const availableRungs = async (assetId: string, plan: PlaybackPlan): Promise<Rung[]> => {
+  if (!plan.rungs.some((rung) => rung.isBackground)) return plan.rungs;
   const dataDir = getEnv().dataDir;
   const complete = await Promise.all(
     plan.rungs.map(async (rung) =>

@@ -1,13 +1,18 @@
+import { LRUCache } from 'lru-cache';
 import { filterLadder, type Rung } from '../../media/hls/ladder';
 import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { getLogger } from '../../log';
+import { processSingleton } from '../../utils/process-singleton';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
 import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 import { ENCODE_PRIORITY } from './runtime';
-import { ensureVideoSegment } from './video-segments';
+import { ensureVideoSegment, storedVideoSegment } from './video-segments';
 
 const PREFERRED_START_SHORT_SIDE = 540;
+
+const renderedMultivariants = () =>
+  processSingleton('rendered-multivariants', () => new LRUCache<string, string>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (text) => text.length }));
 
 // Players start with the first variant listed. Listing a mid-size rung first (as Mux does) gives a
 // fast, sharp-enough first segment; the rest follow in ascending order for the player to adapt.
@@ -21,7 +26,7 @@ const startFirst = (rungs: Rung[]): Rung[] => {
 // segment 0 a few milliseconds later; starting that encode now takes the playlist round trips off
 // the time to first frame.
 const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | undefined) => {
-  if (!rung || !plan.video) return;
+  if (!rung || !plan.video || storedVideoSegment(assetId, rung, 0)) return;
   ensureVideoSegment({ assetId, plan, rung, index: 0, priority: ENCODE_PRIORITY.onDemand }).catch((error: unknown) =>
     getLogger().warn({ err: error, assetId, rung: rung.name }, 'warming the first segment failed'),
   );
@@ -47,10 +52,18 @@ export const getMultivariantPlaylist = async ({
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };
   const rungs = startFirst(filterLadder(await availableRungs(assetId, plan), limits));
-  warmFirstSegment(assetId, plan, rungs[0]);
-  const text = renderMultivariantPlaylist({
-    rungs: rungs.map((rung) => ({ rung, uri: withProof(`${playbackId}/${rung.name}.m3u8`, proof) })),
-    audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
-  });
+  // The same inputs give the same text: rendered once, then handed over as the same string.
+  const key = [playbackId, proof ?? '', ...rungs.map((rung) => rung.name)].join('|');
+  let text = renderedMultivariants().get(key);
+  if (text === undefined) {
+    // The first player of an asset (or of a ladder a token narrows) starts it; later ones find
+    // segment 0 stored, or encode it on request if it was evicted since.
+    warmFirstSegment(assetId, plan, rungs[0]);
+    text = renderMultivariantPlaylist({
+      rungs: rungs.map((rung) => ({ rung, uri: withProof(`${playbackId}/${rung.name}.m3u8`, proof) })),
+      audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
+    });
+    renderedMultivariants().set(key, text);
+  }
   return { text, cacheability, lastModified: readyAt };
 };
