@@ -47,7 +47,8 @@ describe('OpenFileCache', () => {
     expect(isOpen(reading.file.fd)).toBe(true);
     expect(readAll(reading.file.fd, 5)).toBe('first');
     reading.release();
-    expect(isOpen(reading.file.fd)).toBe(false);
+    // Closed on the thread pool: wait for it, but never longer than a second.
+    await expect.poll(() => isOpen(reading.file.fd), { timeout: 1_000, interval: 5 }).toBe(false);
     other.release();
   });
 
