@@ -156,6 +156,7 @@ export const topLevelBoxes = (file: string, maxBoxes = 32): string[] => {
   }
 };
 
+const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const numberOrNull = (value: unknown): number | null => {
   const parsed = Number(value);
   return value === undefined || value === null || value === '' || !Number.isFinite(parsed) ? null : parsed;
@@ -202,13 +203,13 @@ export const probeInputProperties = async (ffprobe: string, file: string): Promi
     totalBitrateKbps: kbps(parsed.format?.bit_rate),
     video: video
       ? {
-          codec: typeof video.codec_name === 'string' ? video.codec_name : null,
-          profile: typeof video.profile === 'string' ? video.profile : null,
+          codec: stringOrNull(video.codec_name),
+          profile: stringOrNull(video.profile),
           width: numberOrNull(video.width),
           height: numberOrNull(video.height),
-          frameRate: typeof video.avg_frame_rate === 'string' ? video.avg_frame_rate : null,
+          frameRate: stringOrNull(video.avg_frame_rate),
           bitrateKbps: kbps(video.bit_rate),
-          pixelFormat: typeof video.pix_fmt === 'string' ? video.pix_fmt : null,
+          pixelFormat: stringOrNull(video.pix_fmt),
           framesInspected: frameRows.length,
           bFrames,
           bFrameShare: frameRows.length > 0 ? round(bFrames / frameRows.length, 3) : null,
@@ -218,8 +219,8 @@ export const probeInputProperties = async (ffprobe: string, file: string): Promi
       : null,
     audio: audio
       ? {
-          codec: typeof audio.codec_name === 'string' ? audio.codec_name : null,
-          profile: typeof audio.profile === 'string' ? audio.profile : null,
+          codec: stringOrNull(audio.codec_name),
+          profile: stringOrNull(audio.profile),
           channels: numberOrNull(audio.channels),
           sampleRate: numberOrNull(audio.sample_rate),
           bitrateKbps: kbps(audio.bit_rate),
