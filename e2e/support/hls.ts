@@ -5,9 +5,12 @@ export type AttributeList = Record<string, string>;
 
 export type HttpResult = { url: string; status: number; headers: Headers; body: Buffer; text: string };
 
-/** GET (or HEAD) with no retries and a generous timeout (cold segments are encoded on request). */
-export const httpGet = async (url: string, { method = 'GET', timeoutMs = 120_000 } = {}): Promise<HttpResult> => {
-  const response = await fetch(url, { method, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+/** GET (or HEAD, OPTIONS …) with no retries and a generous timeout (cold segments are encoded on request). */
+export const httpGet = async (
+  url: string,
+  { method = 'GET', headers = {}, timeoutMs = 120_000 }: { method?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<HttpResult> => {
+  const response = await fetch(url, { method, headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
   const body = Buffer.from(await response.arrayBuffer());
   return { url, status: response.status, headers: response.headers, body, text: body.toString('utf8') };
 };
