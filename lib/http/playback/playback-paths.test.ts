@@ -9,13 +9,13 @@ describe('matchPlaybackPath', () => {
     expect(matchPlaybackPath(`/${ID}/720p.m3u8`)).toEqual({ kind: 'rendition-playlist', playbackId: ID, rendition: '720p' });
     expect(matchPlaybackPath(`/${ID}/audio/init.mp4`)).toEqual({ kind: 'rendition-file', playbackId: ID, rendition: 'audio', file: 'init.mp4' });
     expect(matchPlaybackPath(`/${ID}/540p/12.m4s`)).toEqual({ kind: 'rendition-file', playbackId: ID, rendition: '540p', file: '12.m4s' });
-    expect(matchPlaybackPath(`/${ID}/thumbnail.webp`)).toEqual({ kind: 'image', playbackId: ID, fileName: 'thumbnail.webp' });
-    expect(matchPlaybackPath(`/${ID}/storyboard.vtt`)).toEqual({ kind: 'image', playbackId: ID, fileName: 'storyboard.vtt' });
+    expect(matchPlaybackPath(`/${ID}/thumbnail.webp`)).toEqual({ kind: 'image', playbackId: ID, image: 'thumbnail', extension: 'webp' });
+    expect(matchPlaybackPath(`/${ID}/storyboard.vtt`)).toEqual({ kind: 'image', playbackId: ID, image: 'storyboard', extension: 'vtt' });
   });
 
   test('malformed playback IDs in playback shapes are claimed, so they get a 400 in the API shape', () => {
     expect(matchPlaybackPath('/bad!id.m3u8')).toEqual({ kind: 'multivariant', playbackId: 'bad!id' });
-    expect(matchPlaybackPath('/short/thumbnail.jpg')).toEqual({ kind: 'image', playbackId: 'short', fileName: 'thumbnail.jpg' });
+    expect(matchPlaybackPath('/short/thumbnail.jpg')).toEqual({ kind: 'image', playbackId: 'short', image: 'thumbnail', extension: 'jpg' });
   });
 
   test('other paths under a well-formed playback ID are claimed as unknown (404)', () => {

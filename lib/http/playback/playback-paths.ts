@@ -8,10 +8,12 @@ export type PlaybackPath =
   | { kind: 'multivariant'; playbackId: string }
   | { kind: 'rendition-playlist'; playbackId: string; rendition: string }
   | { kind: 'rendition-file'; playbackId: string; rendition: string; file: string }
-  | { kind: 'image'; playbackId: string; fileName: string }
+  | { kind: 'image'; playbackId: string; image: ImageKind; extension: string }
   | { kind: 'unknown'; playbackId: string };
 
-const IMAGE_NAME = /^(thumbnail|animated|storyboard)\.[a-z]+$/;
+export type ImageKind = 'thumbnail' | 'animated' | 'storyboard';
+
+const IMAGE_NAME = /^(thumbnail|animated|storyboard)\.([a-z]+)$/;
 const RENDITION_FILE = /^(init\.mp4|\d{1,6}\.m4s)$/;
 const M3U8 = '.m3u8';
 
@@ -34,7 +36,8 @@ export const matchPlaybackPath = (pathname: string): PlaybackPath | null => {
   if (second === undefined) return first.endsWith(M3U8) ? { kind: 'multivariant', playbackId: first.slice(0, -M3U8.length) } : null;
   const playbackId = first;
   if (third === undefined && second.endsWith(M3U8)) return { kind: 'rendition-playlist', playbackId, rendition: second.slice(0, -M3U8.length) };
-  if (third === undefined && IMAGE_NAME.test(second)) return { kind: 'image', playbackId, fileName: second };
+  const image = third === undefined ? IMAGE_NAME.exec(second) : null;
+  if (image) return { kind: 'image', playbackId, image: image[1] as ImageKind, extension: image[2] ?? '' };
   if (third !== undefined && RENDITION_FILE.test(third)) return { kind: 'rendition-file', playbackId, rendition: second, file: third };
   return isWellFormedId(playbackId) ? { kind: 'unknown', playbackId } : null;
 };

@@ -19,7 +19,7 @@ import {
   playlistCacheControl,
   storyboardTextCacheControl,
 } from './playback-headers';
-import { matchPlaybackPath, type PlaybackPath } from './playback-paths';
+import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
 import { isMissingFile, sendPlaybackError, sendPlaybackReply, type PlaybackReply } from './send-playback-reply';
 
 // The playback host, answered by the Node server before Next.js routing: playlists, segments and
@@ -59,20 +59,18 @@ const imageReply = (image: ImageFile | StoryboardText): PlaybackReply => {
   return { text: image.text, lastModified: image.lastModified, contentType, cacheControl: storyboardTextCacheControl(image.cacheability) };
 };
 
-// The image names under a playback ID, each with its token audience: thumbnail (t), animated (g),
+// The images under a playback ID, each with its token audience: thumbnail (t), animated (g),
 // storyboard (s).
-const imageFor = async (playback: PlaybackRequest, fileName: string): Promise<ImageFile | StoryboardText> => {
-  const { path, query } = playback;
-  const [, kind, extension = ''] = /^(thumbnail|animated|storyboard)\.([a-z]+)$/.exec(fileName) ?? [];
-  const params = { playbackId: path.playbackId, query: Object.fromEntries(query) };
-  if (kind === 'thumbnail' && isStillFormat(extension)) return getThumbnail({ ...params, format: extension, access: accessFor(playback, 't') });
-  if (kind === 'animated' && isAnimatedFormat(extension)) {
+const imageFor = async (playback: PlaybackRequest, image: ImageKind, extension: string): Promise<ImageFile | StoryboardText> => {
+  const params = { playbackId: playback.path.playbackId, query: Object.fromEntries(playback.query) };
+  if (image === 'thumbnail' && isStillFormat(extension)) return getThumbnail({ ...params, format: extension, access: accessFor(playback, 't') });
+  if (image === 'animated' && isAnimatedFormat(extension)) {
     return getAnimatedImage({ ...params, format: extension, access: accessFor(playback, 'g') });
   }
-  if (kind === 'storyboard' && isStillFormat(extension)) {
+  if (image === 'storyboard' && isStillFormat(extension)) {
     return getStoryboardImage({ ...params, format: extension, access: accessFor(playback, 's') });
   }
-  if (kind === 'storyboard' && (extension === 'vtt' || extension === 'json')) {
+  if (image === 'storyboard' && (extension === 'vtt' || extension === 'json')) {
     return getStoryboardMetadata({ ...params, format: extension, access: accessFor(playback, 's') });
   }
   throw notFound('Resource');
@@ -101,7 +99,7 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
     case 'rendition-file':
       return renditionFileReply(playback, path.rendition, path.file);
     case 'image':
-      return imageReply(await imageFor(playback, path.fileName));
+      return imageReply(await imageFor(playback, path.image, path.extension));
     case 'unknown':
       throw notFound('Resource');
   }
