@@ -20,11 +20,9 @@ export const noContentResponse = (): Response => {
   return new Response(null, { status: 204, headers });
 };
 
-export const errorResponse = (error: ApiError): Response => {
-  // Mux answers rate limiting with a different body shape; clients (mux-node) only look at the
-  // status and the Retry-After header, but we keep the body as Mux sends it.
-  if (error.type === 'too_many_requests') {
-    return jsonResponse({ errors: error.messages }, httpStatusOf(error), error.headers);
-  }
-  return jsonResponse({ error: { type: error.type, messages: error.messages } }, httpStatusOf(error), error.headers);
-};
+// Mux answers rate limiting with a different body shape; clients (mux-node) only look at the
+// status and the Retry-After header, but we keep the body as Mux sends it.
+export const errorBody = (error: ApiError): unknown =>
+  error.type === 'too_many_requests' ? { errors: error.messages } : { error: { type: error.type, messages: error.messages } };
+
+export const errorResponse = (error: ApiError): Response => jsonResponse(errorBody(error), httpStatusOf(error), error.headers);

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import parseRange from 'range-parser';
 import { httpStatusOf, type ApiError } from '../api-error';
+import { errorBody } from '../respond';
 import { sendFileRange } from './file-range-stream';
 import { OpenFileCache } from './open-file-cache';
 import { PLAYBACK_CORS_HEADERS } from './playback-headers';
@@ -174,7 +175,7 @@ export const sendPlaybackError = (response: ServerResponse, error: ApiError): vo
     response.destroy();
     return;
   }
-  const body = JSON.stringify({ error: { type: error.type, messages: error.messages } });
+  const body = JSON.stringify(errorBody(error));
   response.writeHead(httpStatusOf(error), {
     ...PLAYBACK_CORS_HEADERS,
     ...error.headers,
