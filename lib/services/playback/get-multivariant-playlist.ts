@@ -1,18 +1,14 @@
-import { LRUCache } from 'lru-cache';
 import { filterLadder, type Rung } from '../../media/hls/ladder';
 import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { getLogger } from '../../log';
-import { processSingleton } from '../../utils/process-singleton';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
 import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
+import { renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY } from './runtime';
 import { ensureVideoSegment, storedVideoSegment } from './video-segments';
 
 const PREFERRED_START_SHORT_SIDE = 540;
-
-const renderedMultivariants = () =>
-  processSingleton('rendered-multivariants', () => new LRUCache<string, string>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (text) => text.length }));
 
 // Players start with the first variant listed. Listing a mid-size rung first (as Mux does) gives a
 // fast, sharp-enough first segment; the rest follow in ascending order for the player to adapt.
@@ -52,18 +48,13 @@ export const getMultivariantPlaylist = async ({
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };
   const rungs = startFirst(filterLadder(await availableRungs(assetId, plan), limits));
-  // The same inputs give the same text: rendered once, then handed over as the same string.
-  const key = [playbackId, proof ?? '', ...rungs.map((rung) => rung.name)].join('|');
-  let text = renderedMultivariants().get(key);
-  if (text === undefined) {
-    // The first player of an asset (or of a ladder a token narrows) starts it; later ones find
-    // segment 0 stored, or encode it on request if it was evicted since.
-    warmFirstSegment(assetId, plan, rungs[0]);
-    text = renderMultivariantPlaylist({
+  warmFirstSegment(assetId, plan, rungs[0]);
+  const key = ['multivariant', playbackId, proof ?? '', ...rungs.map((rung) => rung.name)].join('|');
+  const text = renderOnce(key, () =>
+    renderMultivariantPlaylist({
       rungs: rungs.map((rung) => ({ rung, uri: withProof(`${playbackId}/${rung.name}.m3u8`, proof) })),
       audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
-    });
-    renderedMultivariants().set(key, text);
-  }
+    }),
+  );
   return { text, cacheability, lastModified: readyAt };
 };

@@ -5,15 +5,13 @@ import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';
 import type { PlaybackPlan } from './playback-plan';
 import { processSingleton } from '../../utils/process-singleton';
+import { renderOnce } from './rendered-playlists';
 import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
-// A video rendition's playlist is a function of the plan (and the proof its URLs carry), and an
-// audio playlist's too once the encode has finished; both are rendered once and then reused, so a
-// player polling playlists costs no string building and no file read.
-const renderedPlaylists = () =>
-  processSingleton('rendered-playlists', () => new LRUCache<string, string>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (text) => text.length }));
+// The audio encode's fragment count, once it has finished, so a finished audio playlist costs no
+// file read.
 const finishedAudioCounts = () => processSingleton('finished-audio-counts', () => new LRUCache<string, number>({ max: 50_000 }));
 
 const audioSegmentCount = async (assetId: string): Promise<number | null> => {
@@ -47,13 +45,11 @@ export const getRenditionPlaylist = async ({
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
   const isAudio = rendition === AUDIO_RENDITION && plan.audio !== null;
   const audioCount = isAudio ? await audioSegmentCount(assetId) : null;
+  const render = () =>
+    isAudio ? renderAudioPlaylist(audioSegmentDurations(plan, audioCount), proof) : renderVideoPlaylist(plan, rendition, proof);
   // An audio playlist still being encoded may change; it is rendered each time until then.
-  const cacheKey = isAudio && audioCount === null ? null : `${assetId}/${rendition}/${proof ?? ''}`;
-  const rendered = cacheKey === null ? undefined : renderedPlaylists().get(cacheKey);
-  if (rendered !== undefined) return reply(rendered);
-  const text = isAudio ? renderAudioPlaylist(audioSegmentDurations(plan, audioCount), proof) : renderVideoPlaylist(plan, rendition, proof);
-  if (cacheKey !== null) renderedPlaylists().set(cacheKey, text);
-  return reply(text);
+  if (isAudio && audioCount === null) return reply(render());
+  return reply(renderOnce(`media|${assetId}|${rendition}|${proof ?? ''}`, render));
 };
 
 const renderAudioPlaylist = (durations: number[], proof: string | null): string =>
