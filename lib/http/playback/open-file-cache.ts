@@ -50,11 +50,6 @@ export class OpenFileCache {
     return { file: entry, release };
   }
 
-  /** Lets go of every kept descriptor (at shutdown); files being sent are closed when done. */
-  clear(): void {
-    this.entries.clear();
-  }
-
   private load(filePath: string): Promise<Entry> {
     const pending = this.opening.get(filePath);
     if (pending) return pending;

@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import parseRange from 'range-parser';
 import { httpStatusOf, type ApiError } from '../api-error';
 import { errorBody } from '../respond';
-import { sendFileRange } from './file-range-stream';
+import { sendFileRange } from './send-file-range';
 import { OpenFileCache } from './open-file-cache';
 import { PLAYBACK_CORS_HEADERS } from './playback-headers';
 

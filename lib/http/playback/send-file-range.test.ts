@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CHUNK_BYTES, sendFileRange } from './file-range-stream';
+import { CHUNK_BYTES, sendFileRange } from './send-file-range';
 
 // A real HTTP server and client: the pooled buffers must never show up in another response.
 
@@ -16,7 +16,7 @@ let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'file-range-')), 'data');
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'send-file-range-')), 'data');
   writeFileSync(file, content);
   fd = openSync(file, 'r');
   server = http.createServer((request, response) => {
