@@ -119,3 +119,35 @@ describe('lowerPriority', () => {
     }
   });
 });
+
+describe('runProcess with background', () => {
+  it('starts the binary at nice 19 in a nice-19 session: its first instruction already runs there', async () => {
+    // The child reports its own priority before doing anything else, so a renice after spawn
+    // would be seen as 0 here.
+    const script = `const os = require('node:os'); const fs = require('node:fs');
+      const group = fs.existsSync('/proc/self/autogroup') ? fs.readFileSync('/proc/self/autogroup', 'utf8') : '';
+      console.log(JSON.stringify({ nice: os.getPriority(), group, argv0: process.argv0 }));`;
+    const result = await runProcess({ command: process.execPath, args: ['-e', script], background: true });
+    expect(result.exitCode).toBe(0);
+    const seen = JSON.parse(result.stdout) as { nice: number; group: string; argv0: string };
+    expect(seen.nice).toBe(19);
+    if (autogroupsEnabled()) expect(seen.group).toMatch(/ nice 19$/m);
+    expect(result.stderr).toBe('');
+  });
+
+  it('passes arguments through unchanged, spaces and quotes included', async () => {
+    const args = ['a b', `it's "quoted"`, '$HOME', ''];
+    const result = await runProcess({
+      command: process.execPath,
+      args: ['-e', 'console.log(JSON.stringify(process.argv.slice(1)))', ...args],
+      background: true,
+    });
+    expect(JSON.parse(result.stdout)).toEqual(args);
+  });
+
+  it('a missing binary fails with its name in stderr, not a silent success', async () => {
+    const result = await runProcess({ command: '/nonexistent/ffmpeg', args: [], background: true });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain('/nonexistent/ffmpeg');
+  });
+});

@@ -11,6 +11,8 @@ export type RunProcessOptions = {
   /** Per stream. stdout keeps its head (structured output starts there), stderr its tail (errors end there). */
   maxOutputBytes?: number;
   onSpawn?: (pid: number) => void;
+  /** Starts the binary already at background priority (see lowerPriority), so none of its threads ever runs above it. */
+  background?: boolean;
   /** Receives stdout as it arrives (binary output such as media on a pipe) instead of collecting it. */
   onStdout?: (chunk: Buffer) => void;
 };
@@ -96,7 +98,7 @@ export class TailBuffer {
  * output); rejects only when the binary cannot be started at all.
  */
 export function runProcess(options: RunProcessOptions): Promise<RunProcessResult> {
-  const { command, args, signal, timeoutMs, onSpawn, onStdout } = options;
+  const { command, args, signal, timeoutMs, onSpawn, onStdout, background } = options;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
 
   if (signal?.aborted) {
@@ -111,7 +113,8 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
     let spawned = false;
     let timer: NodeJS.Timeout | undefined;
 
-    const child = spawn(command, [...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [file, argv] = background ? backgroundLaunch(command, args) : [command, [...args]];
+    const child = spawn(file, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 
     const onAbort = (): void => {
       aborted = true;
@@ -188,6 +191,16 @@ const lowerSessionPriority = (pid: number): void => {
     // No autogroups here (another OS, or a kernel without them): thread priorities are enough.
   }
 };
+
+// Renicing after spawn leaves a window in which the encoder and the threads it starts first run at
+// full priority; the shell sets the session's value and nice sets the process's before the binary
+// is exec'd (same pid), so its threads inherit nice 19 from their first instruction.
+const BACKGROUND_LAUNCH = `{ echo ${BACKGROUND_NICENESS} > /proc/self/autogroup; } 2>/dev/null; exec nice -n ${BACKGROUND_NICENESS} "$0" "$@"`;
+
+/** The command line that runs `command` at background priority from its start. */
+function backgroundLaunch(command: string, args: readonly string[]): [string, string[]] {
+  return ['/bin/sh', ['-c', BACKGROUND_LAUNCH, command, ...args]];
+}
 
 /** Lowers a child's CPU priority to nice 19, every thread and its session: work nobody is waiting for yields to work someone is. */
 export function lowerPriority(pid: number): void {

@@ -5,7 +5,7 @@ import { shiftDecodeTime, splitFragmentedMp4 } from '../../media/fmp4';
 import { buildInitSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
-import { lowerPriority, runProcess } from '../../media/run-process';
+import { runProcess } from '../../media/run-process';
 import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
 import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
@@ -41,7 +41,7 @@ const encodeToMemory = async ({
       timeoutMs: ENCODE_TIMEOUT_MS,
       signal,
       onStdout: (chunk) => chunks.push(chunk),
-      ...(yieldCpu ? { onSpawn: lowerPriority } : {}),
+      background: yieldCpu,
     });
     return { ...run, stopped: signal.aborted };
   });
