@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { activeProcessCount, killAllProcesses, lowerPriority, runProcess } from './run-process';
-import { autogroupNiceOf, autogroupsEnabled, niceOf } from './test-support/scheduling';
+import { activeProcessCount, killAllProcesses, runProcess } from './run-process';
+import { autogroupsEnabled } from './test-support/scheduling';
 
 /** A killed orphan may linger as a zombie until init reaps it; that counts as dead. */
 function isAlive(pid: number): boolean {
@@ -88,35 +88,6 @@ describe('runProcess', () => {
     const results = await Promise.all(runs);
     expect(results.map((r) => r.signal)).toEqual(['SIGKILL', 'SIGKILL', 'SIGKILL']);
     expect(activeProcessCount()).toBe(0);
-  });
-});
-
-describe('lowerPriority', () => {
-  it('lowers every thread of a running process and its session, not only its main thread', async () => {
-    const controller = new AbortController();
-    let pid = 0;
-    // Node starts its worker threads at once; they exist before the call, as ffmpeg's do.
-    const running = runProcess({
-      command: process.execPath,
-      args: ['-e', 'setTimeout(() => {}, 20000)'],
-      signal: controller.signal,
-      onSpawn: (spawned) => {
-        pid = spawned;
-      },
-    });
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const threads = readdirSync(`/proc/${pid}/task`);
-      expect(threads.length).toBeGreaterThan(1);
-      lowerPriority(pid);
-      expect(threads.map((thread) => niceOf(pid, thread))).toEqual(threads.map(() => 19));
-      // A detached child leads a session of its own; with autogroups that session's nice value
-      // decides its share against other sessions, whatever its threads' values.
-      if (autogroupsEnabled()) expect(autogroupNiceOf(pid)).toBe(19);
-    } finally {
-      controller.abort();
-      await running;
-    }
   });
 });
 

@@ -1,5 +1,3 @@
-import { readdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processSingleton } from '../utils/process-singleton';
 
@@ -11,7 +9,7 @@ export type RunProcessOptions = {
   /** Per stream. stdout keeps its head (structured output starts there), stderr its tail (errors end there). */
   maxOutputBytes?: number;
   onSpawn?: (pid: number) => void;
-  /** Starts the binary already at background priority (see lowerPriority), so none of its threads ever runs above it. */
+  /** Starts the binary at the lowest CPU priority (nice 19, in a nice-19 session), so none of its threads ever runs above it. */
   background?: boolean;
   /** Receives stdout as it arrives (binary output such as media on a pipe) instead of collecting it. */
   onStdout?: (chunk: Buffer) => void;
@@ -169,47 +167,15 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
 // The lowest priority: such work runs on what foreground work leaves idle.
 const BACKGROUND_NICENESS = 19;
 
-// On Linux a nice value belongs to a thread, and a process's threads only inherit it when they
-// are created: a running ffmpeg keeps its worker threads at the old priority unless each is
-// reniced. Elsewhere there is only the process id.
-const threadIds = (pid: number): number[] => {
-  try {
-    return readdirSync(`/proc/${pid}/task`).map(Number).filter(Number.isInteger);
-  } catch {
-    return [pid];
-  }
-};
-
 // Children run in sessions of their own (so a kill reaches their whole tree), and with the
 // scheduler's autogroups (on by default in most distributions) CPU is first shared equally between
-// sessions: a thread's nice value then only ranks it within its own session. The session's nice
-// value is what ranks it against the encodes viewers are waiting for.
-const lowerSessionPriority = (pid: number): void => {
-  try {
-    writeFileSync(`/proc/${pid}/autogroup`, String(BACKGROUND_NICENESS));
-  } catch {
-    // No autogroups here (another OS, or a kernel without them): thread priorities are enough.
-  }
-};
-
-// Renicing after spawn leaves a window in which the encoder and the threads it starts first run at
-// full priority; the shell sets the session's value and nice sets the process's before the binary
+// sessions: a thread's nice value then only ranks it within its own session, so the session's
+// value is set too. Renicing after spawn leaves a window in which the encoder and the threads it
+// starts first run at full priority; the shell sets the session's value and nice sets the process's before the binary
 // is exec'd (same pid), so its threads inherit nice 19 from their first instruction.
 const BACKGROUND_LAUNCH = `{ echo ${BACKGROUND_NICENESS} > /proc/self/autogroup; } 2>/dev/null; exec nice -n ${BACKGROUND_NICENESS} "$0" "$@"`;
 
 /** The command line that runs `command` at background priority from its start. */
 function backgroundLaunch(command: string, args: readonly string[]): [string, string[]] {
   return ['/bin/sh', ['-c', BACKGROUND_LAUNCH, command, ...args]];
-}
-
-/** Lowers a child's CPU priority to nice 19, every thread and its session: work nobody is waiting for yields to work someone is. */
-export function lowerPriority(pid: number): void {
-  lowerSessionPriority(pid);
-  for (const id of threadIds(pid)) {
-    try {
-      os.setPriority(id, BACKGROUND_NICENESS);
-    } catch {
-      // The thread may already have exited; priority is an optimisation, never a requirement.
-    }
-  }
 }

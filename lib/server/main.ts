@@ -12,6 +12,7 @@ import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
 import { killAllProcesses } from '../media/run-process';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
+import { startLadderFill } from '../services/playback/fill-ladders';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
@@ -64,6 +65,8 @@ const main = async () => {
     retryBaseMs: env.webhookRetryBaseMs,
     log: log.child({ component: 'webhooks' }),
   });
+  // Idle encoders fill in the ladders of the assets people watch (see fill-ladders.ts).
+  const ladderFill = startLadderFill({ log: log.child({ component: 'ladder-fill' }) });
   const runMaintenance = () =>
     Promise.all([
       deleteExpiredTestAssets().then((count) => count > 0 && log.info({ count }, 'deleted expired test assets')),
@@ -86,6 +89,7 @@ const main = async () => {
     }, SHUTDOWN_DEADLINE_MS);
     hardExit.unref();
     clearInterval(maintenance);
+    ladderFill.stop();
     server.close();
     server.closeIdleConnections();
     // In-flight webhook requests are aborted and go back to pending without counting an attempt.

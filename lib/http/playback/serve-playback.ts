@@ -78,7 +78,9 @@ const imageFor = async (playback: PlaybackRequest, image: ImageKind, extension: 
 
 const renditionFileReply = async (playback: PlaybackRequest, rendition: string, file: string): Promise<PlaybackReply> => {
   const { playbackId } = playback.path;
-  const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), viewer: playback.viewer });
+  const { request } = playback;
+  const client = `${request.socket.remoteAddress ?? ''} ${request.headers['user-agent'] ?? ''}`;
+  const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), client, viewer: playback.viewer });
   return { filePath: found.path, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
 };
 

@@ -6,29 +6,40 @@ import { getLogger } from '../../log';
 import { Fmp4StreamSplitter } from '../../media/fmp4';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { buildAudioTrackArgs } from '../../media/hls/encode-args';
-import { lowerPriority, runProcess } from '../../media/run-process';
+import { runProcess } from '../../media/run-process';
 import {
   initSegmentPath,
   isStoredFile,
   mediaSegmentPath,
   renditionCompletePath,
 } from '../../storage/asset-files';
+import type { ScheduledWork } from '../../utils/deadline-scheduler';
 import { sourceInput } from '../ingest/source-input';
 import { processSingleton } from '../../utils/process-singleton';
+import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from './publish-file';
+import { encoderScheduler, type EncodeKind } from './runtime';
 
 // The audio rendition is one continuous AAC encode of the whole track, published fragment by
 // fragment as ffmpeg writes them, so there is no priming gap or overlap at any segment boundary.
 // It runs at many times real time; a request for a segment it has not reached yet waits for it.
+//
+// It goes through the encoder scheduler like every other ffmpeg of playback, and runs at normal
+// CPU priority from start to end. It used to drop to nice 19 after its first 20 s, but a nice
+// value cannot be raised again without privileges, so under load every viewer's next audio
+// segment then waited behind every video encode, including those nobody waited for. The whole
+// track is cheap (a 300 s track: 4.5 s of CPU, 1.5 % of its duration, measured with the
+// production arguments), so it simply keeps its priority; what it must not do is wait behind
+// work nobody waits for, and that is the scheduler's job: queued after the asset becomes ready
+// as speculative work, it becomes deadline work, due when the viewer's buffer runs out, the
+// moment a viewer asks for a part of it that is not written yet.
 
 export const AUDIO_RENDITION = 'audio';
 const ENCODE_TIMEOUT_MS = 6 * 60 * 60_000;
 const SEGMENT_WAIT_MS = 120_000;
-// How far ahead of the start the encode runs at normal priority before yielding the CPU.
-const PRIORITY_LEAD_SECONDS = 20;
 
-type AudioEncode = { done: Promise<void>; progress: EventEmitter };
+type AudioEncode = { done: Promise<void>; progress: EventEmitter; work: ScheduledWork<void, EncodeKind> };
 
 const runningEncodes = () => processSingleton('audio-encodes', () => new Map<string, AudioEncode>());
 
@@ -44,17 +55,18 @@ export const readAudioSegmentCount = async (assetId: string): Promise<number | n
   }
 };
 
-const runAudioEncode = async (assetId: string, plan: PlaybackPlan, progress: EventEmitter): Promise<void> => {
+const runAudioEncode = async (assetId: string, plan: PlaybackPlan, progress: EventEmitter, cancel: AbortSignal): Promise<void> => {
   const audio = plan.audio;
   if (!audio) throw new Error('the asset has no audio track');
-  await withAssetCancellation(assetId, undefined, (signal) => encodeAndPublish(assetId, audio.duration, progress, signal));
+  const startedAt = performance.now();
+  await withAssetCancellation(assetId, cancel, (signal) => encodeAndPublish(assetId, audio.duration, progress, signal));
+  recordEncodeCost({ rung: AUDIO_RENDITION, wallSeconds: (performance.now() - startedAt) / 1000, mediaSeconds: audio.duration });
 };
 
 const encodeAndPublish = async (assetId: string, duration: number, progress: EventEmitter, signal: AbortSignal) => {
   const env = getEnv();
   let written = Promise.resolve();
   let segments = 0;
-  let encoderPid: number | undefined;
   // Nothing more is written once the asset is deleted, so its folder is not recreated.
   const publishInOrder = (target: string, data: Buffer, onDone: () => void) => {
     written = written.then(async () => {
@@ -67,13 +79,6 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
     onInit: (init) => publishInOrder(initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION), init, () => progress.emit('init')),
     onFragment: (fragment, index) => {
       segments = index + 1;
-      // A starting player needs the first seconds now; the rest of the track, far ahead of any
-      // player, yields the CPU to the video segments viewers are waiting for (a cold playback
-      // overlaps this encode for its first several seconds).
-      if (encoderPid !== undefined && segments * AUDIO_SEGMENT_SECONDS >= PRIORITY_LEAD_SECONDS) {
-        lowerPriority(encoderPid);
-        encoderPid = undefined;
-      }
       publishInOrder(mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index), fragment, () =>
         progress.emit('segment', index),
       );
@@ -84,13 +89,10 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
     args: buildAudioTrackArgs({ inputPath: await sourceInput(assetId), durationSeconds: duration }),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
-    onSpawn: (pid) => {
-      encoderPid = pid;
-    },
     onStdout: (chunk) => splitter.push(chunk),
   });
   await written;
-  if (signal.aborted) throw new Error(`asset ${assetId} was deleted`);
+  if (signal.aborted) throw new Error(`the audio encode of asset ${assetId} was stopped`);
   if (result.exitCode !== 0) {
     throw new Error(`ffmpeg audio encode failed (${result.signal ?? result.exitCode}): ${result.stderr.trim().slice(-500)}`);
   }
@@ -101,14 +103,41 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
   );
 };
 
-// Starts the audio encode unless it is complete or already running in this process.
-export const ensureAudioEncoding = async ({ assetId, plan }: { assetId: string; plan: PlaybackPlan }): Promise<AudioEncode | null> => {
+// Starts the audio encode unless it is complete or already running (or queued) in this process.
+// `deadline` (epoch ms): a viewer needs a part of the track not written yet by then, so the encode
+// becomes deadline work; without one it is queued as speculative work due now, for the viewers
+// who will start soon.
+export const ensureAudioEncoding = async ({
+  assetId,
+  plan,
+  deadline,
+}: {
+  assetId: string;
+  plan: PlaybackPlan;
+  deadline?: number;
+}): Promise<AudioEncode | null> => {
   const running = runningEncodes().get(assetId);
-  if (running) return running;
+  if (running) {
+    if (deadline !== undefined) running.work.hasten('deadline', deadline);
+    return running;
+  }
   if ((await readAudioSegmentCount(assetId)) !== null) return null;
+  const again = runningEncodes().get(assetId);
+  if (again) return again;
   const progress = new EventEmitter();
   progress.setMaxListeners(0);
-  const done = runAudioEncode(assetId, plan, progress)
+  const work = encoderScheduler().submit({
+    kind: 'audio',
+    workClass: deadline === undefined ? 'speculative' : 'deadline',
+    deadline: deadline ?? Date.now(),
+    label: `${assetId}/audio`,
+    costMs: (encodeCostPerMediaSecond(AUDIO_RENDITION)?.secondsPerMediaSecond ?? 0) * (plan.audio?.duration ?? 0) * 1000,
+    // Judged per segment by the viewers waiting for them (waitForAudioFile), not by when the
+    // whole track is done.
+    judgeByFinish: false,
+    run: (attempt) => runAudioEncode(assetId, plan, progress, attempt.signal),
+  });
+  const done = work.done
     .catch((error: unknown) => {
       getLogger().error({ err: error, assetId }, 'audio encode failed');
       throw error;
@@ -118,20 +147,23 @@ export const ensureAudioEncoding = async ({ assetId, plan }: { assetId: string; 
       progress.emit('end');
     });
   done.catch(() => undefined);
-  const encode = { done, progress };
+  const encode = { done, progress, work };
   runningEncodes().set(assetId, encode);
   return encode;
 };
 
-// Waits until the audio segment (or init segment, index null) is published.
+// Waits until the audio segment (or init segment, index null) is published. `deadline`: when the
+// viewer asking needs it (see viewer-streams.ts); a segment written after it counts as a miss.
 export const waitForAudioFile = async ({
   assetId,
   plan,
   index,
+  deadline,
 }: {
   assetId: string;
   plan: PlaybackPlan;
   index: number | null;
+  deadline?: number;
 }): Promise<string | null> => {
   const env = getEnv();
   const target =
@@ -139,7 +171,8 @@ export const waitForAudioFile = async ({
       ? initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION)
       : mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index);
   if (await isStoredFile(target)) return target;
-  const encode = await ensureAudioEncoding({ assetId, plan });
+  const askedAt = Date.now();
+  const encode = await ensureAudioEncoding({ assetId, plan, deadline: deadline ?? askedAt });
   if (!encode) return (await isStoredFile(target)) ? target : null;
   await new Promise<void>((resolve) => {
     const finish = () => {
@@ -158,5 +191,7 @@ export const waitForAudioFile = async ({
     // It may have been written between the first check and subscribing.
     void isStoredFile(target).then((exists) => exists && finish());
   });
-  return (await isStoredFile(target)) ? target : null;
+  const found = await isStoredFile(target);
+  if (found && deadline !== undefined && deadline > askedAt && Date.now() > deadline) encoderScheduler().recordMiss();
+  return found ? target : null;
 };

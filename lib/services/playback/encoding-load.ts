@@ -1,45 +1,30 @@
-import { getEnv } from '../../env';
-import { encoderSlots, inFlightEncodes, speculativeSlots } from './runtime';
+import { estimatedStartMs, encoderScheduler } from './runtime';
+import { encodeCostPerMediaSecond } from './encode-costs';
+import { describeLoad, type EncodingLoad } from './load-snapshot';
 
-// What the just-in-time encoder is doing right now, for operators (dashboard, logs) and the bench.
+export type { EncodeKind, EncodingLoad, RungEncodeCost } from './load-snapshot';
 
-export type EncodeKind = 'onDemand' | 'prefetch' | 'audio' | 'background';
+/** A snapshot of the just-in-time encoder: slots, running and queued work, deadline misses, measured cost per rung. */
+export const encodingLoad = (): EncodingLoad => describeLoad(encoderScheduler());
 
-export type RungEncodeCost = {
-  rung: string;
-  /** Encodes measured for this rung since start. */
-  samples: number;
-  /** Wall-clock seconds of encoding per second of media (smoothed); above 1 the rung cannot keep up with one viewer on one encoder. */
-  secondsPerMediaSecond: number;
+/**
+ * Milliseconds from now until an encode of `mediaSeconds` of rung `rungName` would be finished if
+ * a viewer asked for it now, with its buffer running out at `deadline` (epoch ms; default now:
+ * a starting or stalled player): the time until the scheduler would start it (running work's
+ * remaining time, deadline work queued ahead of it) plus its measured cost. Null while no rung
+ * of comparable size has been measured on this machine.
+ */
+export const estimatedEncodeFinishMs = (rungName: string, mediaSeconds: number, deadline = Date.now()): number | null => {
+  const cost = encodeCostPerMediaSecond(rungName);
+  if (!cost) return null;
+  return estimatedStartMs(deadline) + cost.secondsPerMediaSecond * mediaSeconds * 1000;
 };
 
-export type EncodingLoad = {
-  at: string;
-  encoderLimit: number;
-  running: number;
-  queued: number;
-  queuedByKind: Record<EncodeKind, number>;
-  /** Encodes that finished after the deadline of the viewer waiting for them, since start. */
-  deadlineMisses: number;
-  rungCosts: RungEncodeCost[];
-};
-
-export const encodingLoad = (): EncodingLoad => {
-  const queued = encoderSlots().pending() + speculativeSlots().pending();
-  let prefetch = 0;
-  let background = 0;
-  for (const flight of inFlightEncodes().values()) {
-    if (flight.started) continue;
-    if (flight.priority === 1) prefetch++;
-    if (flight.priority === 2) background++;
-  }
-  return {
-    at: new Date().toISOString(),
-    encoderLimit: getEnv().jitEncodeConcurrency,
-    running: encoderSlots().active(),
-    queued,
-    queuedByKind: { onDemand: Math.max(0, queued - prefetch - background), prefetch, audio: 0, background },
-    deadlineMisses: 0,
-    rungCosts: [],
-  };
+/**
+ * Whether segment work of `mediaSeconds` of rung `rungName`, asked for now, would be finished by
+ * `deadline` (epoch ms). Null when the rung's cost is not known yet (nothing comparable measured).
+ */
+export const canMeetDeadline = (rungName: string, mediaSeconds: number, deadline: number): boolean | null => {
+  const finishMs = estimatedEncodeFinishMs(rungName, mediaSeconds, deadline);
+  return finishMs === null ? null : Date.now() + finishMs <= deadline;
 };

@@ -1,9 +1,11 @@
 import { ApiError, notFound } from '../../errors/api-error';
 import { getLogger } from '../../log';
+import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
 import { resolvePlayback, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
-import { ENCODE_PRIORITY, segmentCache } from './runtime';
-import { dropOtherRungPrefetches, ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
+import { ENCODE_PRIORITY, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
+import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
+import { recordWatching } from './watched-assets';
 
 const SEGMENT_FILE = /^(\d{1,6})\.m4s$/;
 
@@ -14,12 +16,16 @@ export const getRenditionFile = async ({
   rendition,
   file,
   access,
+  client = '',
   viewer,
 }: {
   playbackId: string;
   rendition: string;
   file: string;
   access: PlaybackAccess;
+  // Who asks (address and User-Agent): with the order of its requests, what tells viewers apart
+  // (see viewer-streams.ts), so each encode gets the deadline of the viewer waiting for it.
+  client?: string;
   // The HTTP request's signal, aborted when the player gives up on this request; made only when
   // a segment has to be encoded, since a stored one is answered at once.
   viewer?: () => AbortSignal;
@@ -32,7 +38,13 @@ export const getRenditionFile = async ({
 
   if (rendition === AUDIO_RENDITION && plan.audio) {
     if (index !== null && index >= plan.audio.segmentDurations.length + 1) throw notFound('Segment');
-    const found = await waitForAudioFile({ assetId, plan, index });
+    const now = Date.now();
+    const deadline =
+      index === null
+        ? now
+        : viewerStreams().note({ clientKey: client, assetId, track: 'audio', rung: AUDIO_RENDITION, index, start: index * AUDIO_SEGMENT_SECONDS, now })
+            .deadline;
+    const found = await waitForAudioFile({ assetId, plan, index, deadline });
     if (!found) throw notFound('Segment');
     return { path: found, cacheability };
   }
@@ -40,17 +52,31 @@ export const getRenditionFile = async ({
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
   if (index === null) return { path: await ensureInitSegment({ assetId, plan, rung }), cacheability };
-  if (index >= plan.video.segments.length) throw notFound('Segment');
-  dropOtherRungPrefetches({ assetId, rung });
+  const segment = plan.video.segments[index];
+  if (!segment) throw notFound('Segment');
+  const now = Date.now();
+  const { stream, deadline, switchedFrom, isNew } = viewerStreams().note({
+    clientKey: client,
+    assetId,
+    track: 'video',
+    rung: rung.name,
+    index,
+    start: segment.start,
+    now,
+  });
+  recordWatching({ assetId, plan, rung: rung.name, isNewViewer: isNew, now });
+  // A viewer that switched rungs no longer needs what was prefetched for it on the old one; on a
+  // small box that encode beside the switch's cold segment could double its time.
+  if (switchedFrom !== null) releaseOtherRungPrefetches(stream);
   const stored = storedVideoSegment(assetId, rung, index);
   if (stored) {
-    prefetchFollowing({ assetId, plan, rung, index });
+    prefetchFollowing({ assetId, plan, rung, index, stream });
     return { path: stored, cacheability };
   }
   const signal = viewer?.();
   try {
-    const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, viewer: signal });
-    prefetchFollowing({ assetId, plan, rung, index });
+    const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, deadline, viewer: signal });
+    prefetchFollowing({ assetId, plan, rung, index, stream });
     return { path: found, cacheability };
   } catch (error) {
     if (error instanceof ApiError) throw error;

@@ -1,36 +1,126 @@
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { SegmentCache } from '../../storage/segment-cache';
-import { PrioritySemaphore } from '../../utils/priority-semaphore';
+import { DeadlineScheduler, type FinishedWork, type ScheduledWork } from '../../utils/deadline-scheduler';
 import { processSingleton } from '../../utils/process-singleton';
+import { describeLoad, type EncodeKind } from './load-snapshot';
+import { ViewerStreams, type ViewerStream } from './viewer-streams';
 
-// Process-wide state of the just-in-time encoder: the global encode limit, the in-flight encodes
-// (so concurrent requests for one segment share one ffmpeg run) and the bounded rendition cache.
+// Process-wide state of the just-in-time encoder: the scheduler every ffmpeg of playback goes
+// through, the in-flight segment encodes (so concurrent requests for one segment share one ffmpeg
+// run), the viewers' streams that give encodes their deadlines, and the bounded rendition cache.
 
-export const ENCODE_PRIORITY = { onDemand: 0, prefetch: 1, background: 2 } as const;
+export type { EncodeKind } from './load-snapshot';
 
-export const encoderSlots = (): PrioritySemaphore =>
-  processSingleton('encoder-slots', () => new PrioritySemaphore(getEnv().jitEncodeConcurrency));
+/**
+ * How urgent a segment encode is. `onDemand`: a viewer waits for it. `prefetch`: a viewer will ask
+ * for it soon. `background`: rungs above 1080p, encoded ahead of any listing. `fill`: the rest of a
+ * watched asset's ladder, encoded on idle encoders.
+ */
+export const ENCODE_PRIORITY = { onDemand: 0, prefetch: 1, background: 2, fill: 3 } as const;
+export type EncodePriority = (typeof ENCODE_PRIORITY)[keyof typeof ENCODE_PRIORITY];
 
-// Prefetch and background encodes may use all slots but one, so a viewer's on-demand request never
-// waits behind work nobody is watching yet.
-export const speculativeSlots = (): PrioritySemaphore =>
-  processSingleton('speculative-slots', () => new PrioritySemaphore(Math.max(1, getEnv().jitEncodeConcurrency - 1)));
+// An 'encoding load' line at most this often while the encoder has work.
+const LOAD_LOG_INTERVAL_MS = 5_000;
+
+const logFinished = (work: FinishedWork<EncodeKind>) => {
+  const log = getLogger();
+  if (work.missedDeadline) {
+    log.info({ work: work.label, kind: work.kind, lateMs: work.finishedAt - work.deadline, ranMs: work.finishedAt - work.startedAt }, 'encode missed its deadline');
+  }
+  if (!log.isLevelEnabled('debug')) return;
+  log.debug(
+    {
+      work: work.label,
+      kind: work.kind,
+      workClass: work.workClass,
+      ok: work.ok,
+      waitedMs: work.startedAt - work.queuedAt,
+      ranMs: work.finishedAt - work.startedAt,
+      slackMs: Number.isFinite(work.deadline) ? work.deadline - work.finishedAt : null,
+      preemptions: work.preemptions,
+    },
+    'encode finished',
+  );
+};
+
+const loadLog = () => processSingleton('encoding-load-log', () => ({ lastAt: 0 }));
+
+// Logged from the scheduler's own events, so an idle encoder logs nothing and needs no timer.
+const logLoadNowAndThen = () => {
+  const now = Date.now();
+  if (now - loadLog().lastAt < LOAD_LOG_INTERVAL_MS) return;
+  const scheduler = encoderScheduler();
+  if (scheduler.running() === 0 && scheduler.queued() === 0) return;
+  loadLog().lastAt = now;
+  const { at: _at, rungCosts, ...load } = describeLoad(scheduler);
+  getLogger().info(
+    { ...load, rungCosts: Object.fromEntries(rungCosts.map((cost) => [cost.rung, Math.round(cost.secondsPerMediaSecond * 1000) / 1000])) },
+    'encoding load',
+  );
+};
+
+export const encoderScheduler = (): DeadlineScheduler<EncodeKind> =>
+  processSingleton(
+    'encoder-scheduler',
+    () =>
+      new DeadlineScheduler<EncodeKind>({
+        slots: getEnv().jitEncodeConcurrency,
+        onStart: logLoadNowAndThen,
+        onFinish: (work) => {
+          logFinished(work);
+          logLoadNowAndThen();
+        },
+      }),
+  );
+
+/** Milliseconds until deadline work due at `deadline` would start (see DeadlineScheduler.estimatedStartMs). */
+export const estimatedStartMs = (deadline: number): number => encoderScheduler().estimatedStartMs(deadline);
 
 export type InFlightEncode = {
-  done: Promise<void>;
-  priority: number;
-  started: boolean;
-  // Aborts the encode: while it waits for a slot (a prefetch overtaken by a viewer), or running
-  // (its ffmpeg is killed) when nobody wants it any more.
-  cancel: AbortController;
-  // Viewers' requests waiting for this encode; when the last one goes away, an on-demand encode
-  // is cancelled rather than left holding an encoder.
+  work: ScheduledWork<void, EncodeKind>;
+  kind: EncodeKind;
+  assetId: string;
+  rung: string;
+  // Streams this encode is a prefetch for; when none is left (each left or switched rungs) and
+  // nobody waits, the encode is dropped.
+  prefetchFor: Set<string>;
+  // Viewers' requests waiting for this encode; when the last one goes away and no stream still
+  // expects it, it is cancelled rather than left holding an encoder.
   viewers: number;
+  // Cancelled on purpose (unwanted), not failed: whoever merely joined it tries again.
+  dropped: boolean;
+  // Background rungs or cache fill want it too: it is never dropped for lack of viewers.
+  wantedInBackground: boolean;
 };
 
 export const inFlightEncodes = (): Map<string, InFlightEncode> =>
   processSingleton('in-flight-encodes', () => new Map<string, InFlightEncode>());
+
+/** Drops an encode nobody wants any more: queued, or running (its ffmpeg is killed). */
+export const dropEncode = (flight: InFlightEncode, reason: string): void => {
+  flight.dropped = true;
+  flight.work.cancel(new Error(reason));
+};
+
+// A stream that went silent leaves: the prefetches made for it alone are dropped.
+const releasePrefetchesOf = (stream: ViewerStream, keep: (flight: InFlightEncode) => boolean, reason: string) => {
+  for (const flight of inFlightEncodes().values()) {
+    if (!flight.prefetchFor.has(stream.id) || keep(flight)) continue;
+    flight.prefetchFor.delete(stream.id);
+    if (flight.kind === 'prefetch' && flight.prefetchFor.size === 0 && flight.viewers === 0 && !flight.wantedInBackground) dropEncode(flight, reason);
+  }
+};
+
+export const viewerStreams = (): ViewerStreams =>
+  processSingleton(
+    'viewer-streams',
+    () => new ViewerStreams({ onGone: (stream) => releasePrefetchesOf(stream, () => false, 'the viewer left') }),
+  );
+
+/** The stream moved to another rung: its prefetches of the other rungs are dropped. */
+export const releaseOtherRungPrefetches = (stream: ViewerStream): void =>
+  releasePrefetchesOf(stream, (flight) => flight.assetId === stream.assetId && flight.rung === stream.rung, 'the viewer switched rungs');
 
 export const segmentCache = (): SegmentCache =>
   processSingleton(

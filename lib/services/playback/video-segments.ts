@@ -7,14 +7,26 @@ import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
 import { runProcess } from '../../media/run-process';
 import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
+import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
 import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
+import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from './publish-file';
-import { ENCODE_PRIORITY, encoderSlots, inFlightEncodes, segmentCache, speculativeSlots, type InFlightEncode } from './runtime';
+import {
+  dropEncode,
+  ENCODE_PRIORITY,
+  encoderScheduler,
+  inFlightEncodes,
+  segmentCache,
+  viewerStreams,
+  type EncodeKind,
+  type EncodePriority,
+  type InFlightEncode,
+} from './runtime';
+import type { ViewerStream } from './viewer-streams';
 
 const ENCODE_TIMEOUT_MS = 10 * 60_000;
-
 
 type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
 
@@ -62,10 +74,7 @@ const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promi
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
 // keyframe at its start, then the fragments' decode times are moved to the segment's place on
 // the plan's timeline, so consecutive segments continue each other with no discontinuity.
-const encodeVideoSegment = async (
-  { assetId, plan, rung, index, priority }: SegmentRequest & { priority: number },
-  cancel: AbortSignal,
-): Promise<void> => {
+const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest, attempt: WorkAttempt): Promise<void> => {
   const env = getEnv();
   const target = mediaSegmentPath(env.dataDir, assetId, rung.name, index);
   if (await isStoredFile(target)) return;
@@ -74,16 +83,18 @@ const encodeVideoSegment = async (
   if (!videoPlan || !segment) throw new RangeError(`segment ${index} is not in the plan`);
 
   const window = encodeWindow(videoPlan, index);
-  const startedAt = performance.now();
   const inputPath = await sourceInput(assetId);
+  const startedAt = performance.now();
   const output = await encodeToMemory({
     assetId,
     args: buildVideoSegmentArgs({ inputPath, rung, ...window }),
-    cancel,
+    cancel: attempt.signal,
     what: `${rung.name} segment ${index}`,
-    // Background rungs (≥1440p) take minutes nobody is waiting for; viewers' segments go first.
-    yieldCpu: priority === ENCODE_PRIORITY.background,
+    // Work nobody waits for (background rungs, cache fill) runs on what viewers leave idle.
+    yieldCpu: attempt.background,
   });
+  const encodeSeconds = (performance.now() - startedAt) / 1000;
+  if (!attempt.background) recordEncodeCost({ rung: rung.name, wallSeconds: encodeSeconds, mediaSeconds: segment.duration });
 
   const { init, fragments } = splitFragmentedMp4(output);
   if (fragments.length === 0) throw new Error(`ffmpeg produced no frames for ${rung.name} segment ${index}`);
@@ -94,29 +105,68 @@ const encodeVideoSegment = async (
   await publishFile(target, media);
   segmentCache().record(target, media.length);
   getLogger().debug(
-    { assetId, rung: rung.name, index, ms: Math.round(performance.now() - startedAt), bytes: media.length },
+    { assetId, rung: rung.name, index, ms: Math.round(encodeSeconds * 1000), bytes: media.length, background: attempt.background },
     'segment encoded',
   );
 };
 
-const startEncode = (request: SegmentRequest & { priority: number }, key: string): InFlightEncode => {
+type Need = { kind: EncodeKind; workClass: WorkClass; deadline: number };
+
+// What the scheduler makes of a request: a viewer waiting is deadline work (due now unless its
+// stream says later), a prefetch is speculative work due when its viewer will want it, and
+// background rungs and cache fill run only on idle encoders.
+const needOf = ({ priority, deadline }: EncodeRequest, now: number): Need => {
+  switch (priority) {
+    case ENCODE_PRIORITY.onDemand:
+      return { kind: 'onDemand', workClass: 'deadline', deadline: deadline ?? now };
+    case ENCODE_PRIORITY.prefetch:
+      return { kind: 'prefetch', workClass: 'speculative', deadline: deadline ?? now };
+    default:
+      return { kind: 'background', workClass: 'idle', deadline: Number.POSITIVE_INFINITY };
+  }
+};
+
+const expectedCostMs = (rung: Rung, mediaSeconds: number): number =>
+  (encodeCostPerMediaSecond(rung.name)?.secondsPerMediaSecond ?? 0) * mediaSeconds * 1000;
+
+const startEncode = (request: EncodeRequest, key: string): InFlightEncode => {
   const flights = inFlightEncodes();
-  const cancel = new AbortController();
-  const flight: InFlightEncode = { done: Promise.resolve(), priority: request.priority, started: false, cancel, viewers: 0 };
-  const encode = () => {
-    flight.started = true;
-    return encodeVideoSegment(request, cancel.signal);
+  const need = needOf(request, Date.now());
+  const flight: InFlightEncode = {
+    work: encoderScheduler().submit({
+      ...need,
+      label: key,
+      costMs: expectedCostMs(request.rung, request.plan.video?.segments[request.index]?.duration ?? 0),
+      run: (attempt) => encodeVideoSegment(request, attempt),
+    }),
+    kind: need.kind,
+    assetId: request.assetId,
+    rung: request.rung.name,
+    prefetchFor: new Set(request.priority === ENCODE_PRIORITY.prefetch && request.stream ? [request.stream.id] : []),
+    viewers: 0,
+    dropped: false,
+    wantedInBackground: request.priority >= ENCODE_PRIORITY.background,
   };
-  const isOnDemand = request.priority === ENCODE_PRIORITY.onDemand;
-  flight.done = (
-    isOnDemand
-      ? encoderSlots().run(request.priority, encode, cancel.signal)
-      : speculativeSlots().run(request.priority, () => encoderSlots().run(request.priority, encode, cancel.signal), cancel.signal)
-  ).finally(() => {
+  const forget = () => {
     if (flights.get(key) === flight) flights.delete(key);
-  });
+  };
+  flight.work.done.then(forget, forget);
   flights.set(key, flight);
   return flight;
+};
+
+// Another request for a segment already being encoded (or queued) makes it as urgent as the most
+// urgent of them: a viewer taking over a prefetch, a prefetch taking over idle fill.
+const join = (flight: InFlightEncode, request: EncodeRequest): void => {
+  const need = needOf(request, Date.now());
+  if (need.workClass === 'idle') {
+    flight.wantedInBackground = true;
+    return;
+  }
+  if (request.priority === ENCODE_PRIORITY.prefetch && request.stream) flight.prefetchFor.add(request.stream.id);
+  const promotes = need.kind === 'onDemand' || flight.kind === 'background';
+  if (promotes) flight.kind = need.kind;
+  flight.work.hasten(need.workClass, need.deadline, promotes ? need.kind : undefined);
 };
 
 // The path of a segment the rendition cache knows is stored (marked as just used), or null. No
@@ -126,13 +176,22 @@ export const storedVideoSegment = (assetId: string, rung: Rung, index: number): 
   return segmentCache().touch(target) ? target : null;
 };
 
+export type EncodeRequest = SegmentRequest & {
+  priority: EncodePriority;
+  /** Epoch ms at which the viewer needs the segment (see viewer-streams.ts); default: now. */
+  deadline?: number;
+  /** The signal of the HTTP request waiting for the segment. */
+  viewer?: AbortSignal;
+  /** The viewer's stream a prefetch is for: it is dropped when that stream leaves or switches rungs. */
+  stream?: ViewerStream;
+};
+
 // Returns the path of a segment, encoding it first if it is not stored. Concurrent callers for the
-// same segment share one encode; encodes beyond the global limit wait for a slot by priority. A
-// viewer asking for a segment that is only queued as a prefetch takes it over at their priority.
+// same segment share one encode, which the scheduler runs earliest-deadline-first (see runtime.ts).
 // `viewer` is the signal of the HTTP request waiting for the segment: a player that gives up on
 // it (hls.js aborts a request when it switches rungs) releases the encoder for what it asks next.
-export const ensureVideoSegment = async (request: SegmentRequest & { priority: number; viewer?: AbortSignal }): Promise<string> => {
-  const { assetId, rung, index, priority, viewer } = request;
+export const ensureVideoSegment = async (request: EncodeRequest): Promise<string> => {
+  const { assetId, rung, index, viewer } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   const key = `${assetId}/${rung.name}/${index}`;
   for (;;) {
@@ -140,19 +199,16 @@ export const ensureVideoSegment = async (request: SegmentRequest & { priority: n
     // segments it does not track (background rungs) are looked for on disk.
     if (segmentCache().touch(target) || (await isStoredFile(target))) return target;
     const existing = inFlightEncodes().get(key);
-    if (existing && !existing.started && existing.priority > priority) {
-      existing.cancel.abort(new Error('overtaken by a higher-priority request'));
-      inFlightEncodes().delete(key);
-      continue;
-    }
+    if (existing) join(existing, request);
     const flight = existing ?? startEncode(request, key);
     const release = viewer ? watchViewer(flight, viewer) : () => undefined;
     try {
-      await flight.done;
+      await flight.work.done;
     } catch (error) {
       if (viewer?.aborted) throw error;
-      // A cancelled prefetch we merely joined is not our failure: try again ourselves.
-      if (flight !== existing || !flight.cancel.signal.aborted) throw error;
+      // An encode we merely joined, dropped because the others who wanted it went away, is not
+      // our failure: try again ourselves.
+      if (flight !== existing || !flight.dropped) throw error;
     } finally {
       release();
     }
@@ -170,7 +226,8 @@ const watchViewer = (flight: InFlightEncode, viewer: AbortSignal): (() => void) 
   };
   const onAbort = () => {
     leave();
-    if (flight.viewers === 0 && flight.priority === ENCODE_PRIORITY.onDemand) flight.cancel.abort(new Error('the viewer went away'));
+    const unwanted = flight.viewers === 0 && flight.prefetchFor.size === 0 && !flight.wantedInBackground;
+    if (unwanted && flight.kind === 'onDemand') dropEncode(flight, 'the viewer went away');
   };
   if (viewer.aborted) onAbort();
   else viewer.addEventListener('abort', onAbort, { once: true });
@@ -193,8 +250,8 @@ export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
   if (await isStoredFile(initPath)) return initPath;
   const segmentZero = inFlightEncodes().get(`${assetId}/${rung.name}/0`);
-  if (segmentZero?.started) {
-    await segmentZero.done.catch(() => undefined);
+  if (segmentZero?.work.state() === 'running') {
+    await segmentZero.work.done.catch(() => undefined);
     if (await isStoredFile(initPath)) return initPath;
   }
   const key = `${assetId}/${rung.name}`;
@@ -207,30 +264,19 @@ export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 
   return initPath;
 };
 
-// A viewer asking for a rung has switched away from the asset's other rungs, so the prefetches
-// of those rungs that nobody is waiting for are dropped, running ones included (their ffmpeg is
-// killed). On a small box the switch is the worst moment to share the CPU: the new rung's segment
-// is cold and the player's buffer is short, and an unwatched encode beside it can double its time.
-// Another viewer on the old rung loses only speculation: its next segment is encoded on request.
-export const dropOtherRungPrefetches = ({ assetId, rung }: Pick<SegmentRequest, 'assetId' | 'rung'>): void => {
-  for (const [key, flight] of inFlightEncodes()) {
-    const isOtherRung = key.startsWith(`${assetId}/`) && !key.startsWith(`${assetId}/${rung.name}/`);
-    if (isOtherRung && flight.priority === ENCODE_PRIORITY.prefetch && flight.viewers === 0) {
-      flight.cancel.abort(new Error('the viewer switched rungs'));
-    }
-  }
-};
-
-// After a viewer asks for segment n of a rung, the next few are encoded ahead of them.
-export const prefetchFollowing = (request: SegmentRequest): void => {
-  const { assetId, plan, rung, index } = request;
-  const count = plan.video?.segments.length ?? 0;
+// After a viewer asks for segment n of a rung, the next few are encoded ahead of them, each due
+// when that viewer's buffer would reach it; they run only on encoders no viewer is waiting for.
+export const prefetchFollowing = (request: SegmentRequest & { stream: ViewerStream }): void => {
+  const { assetId, plan, rung, index, stream } = request;
+  const segments = plan.video?.segments ?? [];
   const ahead = getEnv().prefetchSegments;
-  for (let next = index + 1; next <= index + ahead && next < count; next++) {
+  const now = Date.now();
+  for (let next = index + 1; next <= index + ahead && next < segments.length; next++) {
+    if (segmentCache().has(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next))) continue;
+    const deadline = viewerStreams().deadlineFor(stream, segments[next]?.start ?? 0, now);
     const key = `${assetId}/${rung.name}/${next}`;
-    if (inFlightEncodes().has(key) || segmentCache().has(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next))) continue;
     // Cancelled prefetches end here too; a real encode failure shows again when the segment is asked for.
-    ensureVideoSegment({ ...request, index: next, priority: ENCODE_PRIORITY.prefetch }).catch((error: unknown) =>
+    ensureVideoSegment({ assetId, plan, rung, index: next, priority: ENCODE_PRIORITY.prefetch, deadline, stream }).catch((error: unknown) =>
       getLogger().debug({ err: error, key }, 'prefetch did not complete'),
     );
   }

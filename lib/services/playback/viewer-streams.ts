@@ -1,0 +1,125 @@
+// Who is watching what, estimated from segment requests alone, so every encode a viewer waits for
+// can carry a deadline: the moment that viewer's buffer runs out.
+//
+// A viewer is not identified by any one request: several players can share an address and a
+// User-Agent (a household, a load test), and one player spreads its requests over several
+// connections. What does identify a player is that it fetches a track's segments in order. So the
+// requests of one client (address + User-Agent) on one asset are grouped into streams: a request
+// for segment n continues the stream whose last request was n − 1 (or n itself: a rung switch
+// fetches the same index again from the new rung); anything else (a new player, a seek) starts a
+// stream. Video and audio are separate streams (their segments have different lengths).
+//
+// For each stream the playhead is estimated as advancing in real time from the first request,
+// but never past what the player has fetched (a request for segment n means it holds everything
+// before start(n)); a stalled player's playhead thereby waits at the end of its buffer. Segment n
+// is then due at now + (start(n) − playhead): at once for a starting player, later the further its
+// buffer runs ahead.
+
+export type TrackKind = 'video' | 'audio';
+
+export type ViewerStream = {
+  readonly id: string;
+  readonly clientKey: string;
+  readonly assetId: string;
+  readonly track: TrackKind;
+  rung: string;
+  lastIndex: number;
+  /** Media time up to which the player holds (or is fetching) the track: the start of its last request. */
+  fetchedUntil: number;
+  playhead: number;
+  playheadAt: number;
+  lastRequestAt: number;
+};
+
+export type SegmentRequestNote = {
+  clientKey: string;
+  assetId: string;
+  track: TrackKind;
+  rung: string;
+  index: number;
+  /** Media time (seconds) at which the segment starts. */
+  start: number;
+  now: number;
+};
+
+export type NotedRequest = {
+  stream: ViewerStream;
+  /** Epoch ms at which the viewer's buffer runs out, i.e. the segment is due. */
+  deadline: number;
+  /** The stream was on another rung before this request. */
+  switchedFrom: string | null;
+  /** The request started a new stream (a starting player, or a seek). */
+  isNew: boolean;
+};
+
+// A player with a full buffer still asks for a segment every few seconds; one silent this long
+// has stopped (paused, closed, or seeked and now counted as a new stream).
+export const VIEWER_GONE_MS = 30_000;
+
+export class ViewerStreams {
+  private readonly byClientAsset = new Map<string, ViewerStream[]>();
+  private nextId = 0;
+  private notesSinceSweep = 0;
+
+  constructor(private readonly options: { goneAfterMs?: number; onGone?: (stream: ViewerStream) => void } = {}) {}
+
+  note({ clientKey, assetId, track, rung, index, start, now }: SegmentRequestNote): NotedRequest {
+    if (++this.notesSinceSweep >= 1_000) this.sweep(now);
+    const groupKey = `${clientKey}\n${assetId}`;
+    const group = (this.byClientAsset.get(groupKey) ?? []).filter((stream) => this.isActive(stream, now) || (this.gone(stream), false));
+    const continuing = (candidate: ViewerStream) => candidate.track === track && candidate.lastIndex === index - 1;
+    const repeating = (candidate: ViewerStream) => candidate.track === track && candidate.lastIndex === index;
+    const existing =
+      group.find((candidate) => continuing(candidate) && candidate.rung === rung) ??
+      group.find(continuing) ??
+      group.find((candidate) => repeating(candidate) && candidate.rung !== rung) ??
+      group.find(repeating);
+    let stream: ViewerStream;
+    let switchedFrom: string | null = null;
+    if (existing) {
+      stream = existing;
+      // The player holds everything before start(index); its playhead cannot be past that.
+      stream.playhead = Math.min(stream.playhead + (now - stream.playheadAt) / 1000, start);
+      stream.playheadAt = now;
+      if (stream.rung !== rung) switchedFrom = stream.rung;
+      stream.rung = rung;
+      stream.lastIndex = index;
+      stream.fetchedUntil = start;
+      stream.lastRequestAt = now;
+    } else {
+      stream = { id: `s${this.nextId++}`, clientKey, assetId, track, rung, lastIndex: index, fetchedUntil: start, playhead: start, playheadAt: now, lastRequestAt: now };
+      group.push(stream);
+    }
+    this.byClientAsset.set(groupKey, group);
+    return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing };
+  }
+
+  /** When the segment starting at `start` (media seconds) is due for this stream's viewer, in epoch ms. */
+  deadlineFor(stream: ViewerStream, start: number, now: number): number {
+    const playhead = Math.min(stream.playhead + (now - stream.playheadAt) / 1000, stream.fetchedUntil);
+    return now + (start - playhead) * 1000;
+  }
+
+  isActive(stream: ViewerStream, now: number): boolean {
+    return now - stream.lastRequestAt < (this.options.goneAfterMs ?? VIEWER_GONE_MS);
+  }
+
+  activeStreams(now: number): ViewerStream[] {
+    this.sweep(now);
+    return [...this.byClientAsset.values()].flat();
+  }
+
+  /** Drops the streams that have gone silent, telling `onGone` about each. */
+  sweep(now: number): void {
+    this.notesSinceSweep = 0;
+    for (const [key, group] of this.byClientAsset) {
+      const active = group.filter((stream) => this.isActive(stream, now) || (this.gone(stream), false));
+      if (active.length === 0) this.byClientAsset.delete(key);
+      else this.byClientAsset.set(key, active);
+    }
+  }
+
+  private gone(stream: ViewerStream): void {
+    this.options.onGone?.(stream);
+  }
+}

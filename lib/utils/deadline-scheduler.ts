@@ -1,0 +1,422 @@
+// Earliest-deadline-first scheduling of heavy work (ffmpeg encodes) over a fixed number of slots.
+//
+// Three classes of work, in strict precedence:
+// - `deadline`: someone is waiting (a viewer's segment). Ordered by deadline; when no slot is free,
+//   running `idle` work is preempted for it.
+// - `speculative`: work for someone who will soon wait (a prefetch). Ordered by deadline, started
+//   only when no deadline work waits, and never in the last free slot, which stays free for the next
+//   viewer's request.
+// - `idle`: work nobody waits for (background rungs, filling the cache). Started only on a slot
+//   nothing else wants, and preempted (its attempt aborted, then queued again) as soon as deadline
+//   or speculative work needs that slot. An idle attempt is told it runs in the background, so it
+//   can run at the lowest CPU priority; work made more urgent while it runs is restarted as such.
+//
+// Work that finishes after its deadline counts as a miss when the deadline was still ahead when it
+// was set: a viewer whose buffer was already empty when it asked (a starting player) cannot be
+// served on time by any encoder, and that is latency, not a stall this scheduler caused.
+
+export type WorkClass = 'deadline' | 'speculative' | 'idle';
+
+const CLASS_RANK: Record<WorkClass, number> = { deadline: 0, speculative: 1, idle: 2 };
+
+export type WorkAttempt = {
+  /** Aborted when the work is cancelled or preempted; the attempt must stop (kill its process). */
+  signal: AbortSignal;
+  /** The attempt was started as idle work: run it at the lowest CPU priority. */
+  background: boolean;
+};
+
+export type FinishedWork<K extends string> = {
+  kind: K;
+  label: string;
+  workClass: WorkClass;
+  deadline: number;
+  queuedAt: number;
+  startedAt: number;
+  finishedAt: number;
+  ok: boolean;
+  missedDeadline: boolean;
+  preemptions: number;
+};
+
+export type WorkOptions<K extends string, T> = {
+  kind: K;
+  workClass: WorkClass;
+  /** Epoch ms by which the result is needed; orders deadline and speculative work. Default: now. */
+  deadline?: number;
+  /** Expected running time in ms, for estimates of when queued work will finish; unknown: 0. */
+  costMs?: number;
+  /** Names the work in logs. */
+  label?: string;
+  /**
+   * Whether finishing after the deadline is a miss (default). Work that delivers in parts (a
+   * track published fragment by fragment) is judged by its caller, per part: recordMiss().
+   */
+  judgeByFinish?: boolean;
+  /** Runs one attempt; may be called again after a preemption, so it must be repeatable. */
+  run: (attempt: WorkAttempt) => Promise<T>;
+};
+
+export type ScheduledWork<T, K extends string = string> = {
+  readonly done: Promise<T>;
+  /** queued → running → finished (a preempted attempt goes back to queued). */
+  state: () => 'queued' | 'running' | 'finished';
+  workClass: () => WorkClass;
+  deadline: () => number;
+  /** Makes the work more urgent (a more urgent class, an earlier deadline); never less. `kind`: what it is now counted as. */
+  hasten: (workClass: WorkClass, deadline: number, kind?: K) => void;
+  /** Removes queued work or aborts running work; `done` rejects with `reason`. */
+  cancel: (reason: Error) => void;
+};
+
+type Job<K extends string> = {
+  seq: number;
+  kind: K;
+  label: string;
+  workClass: WorkClass;
+  deadline: number;
+  deadlineSetAt: number;
+  costMs: number;
+  judgeByFinish: boolean;
+  queuedAt: number;
+  startedAt: number;
+  run: (attempt: WorkAttempt) => Promise<unknown>;
+  state: 'queued' | 'running' | 'finished';
+  attempt: AbortController | null;
+  attemptBackground: boolean;
+  // Set when this scheduler aborted the running attempt to run it again later.
+  requeueAfterAbort: boolean;
+  preemptions: number;
+  cancelReason: Error | null;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+};
+
+export type DeadlineSchedulerOptions<K extends string> = {
+  slots: number;
+  now?: () => number;
+  onStart?: (work: { kind: K; label: string; workClass: WorkClass; deadline: number; queuedAt: number; startedAt: number }) => void;
+  onFinish?: (work: FinishedWork<K>) => void;
+};
+
+const byDeadline = <K extends string>(a: Job<K>, b: Job<K>) => a.deadline - b.deadline || a.seq - b.seq;
+const bySeq = <K extends string>(a: Job<K>, b: Job<K>) => a.seq - b.seq;
+
+export class DeadlineScheduler<K extends string> {
+  private readonly slots: number;
+  private readonly speculativeSlots: number;
+  private readonly now: () => number;
+  private readonly queues: Record<WorkClass, Job<K>[]> = { deadline: [], speculative: [], idle: [] };
+  private readonly runningJobs = new Set<Job<K>>();
+  private seq = 0;
+  private misses = 0;
+  private readonly idleListeners = new Set<() => void>();
+
+  constructor(private readonly options: DeadlineSchedulerOptions<K>) {
+    const { slots } = options;
+    if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`DeadlineScheduler: slots must be a positive integer, got ${slots}`);
+    this.slots = slots;
+    this.speculativeSlots = Math.max(1, slots - 1);
+    this.now = options.now ?? Date.now;
+  }
+
+  submit<T>(options: WorkOptions<K, T>): ScheduledWork<T, K> {
+    const now = this.now();
+    const deadline = options.deadline ?? now;
+    if (Number.isNaN(deadline)) throw new RangeError('DeadlineScheduler: deadline is NaN');
+    let resolve: (value: unknown) => void = () => undefined;
+    let reject: (reason: unknown) => void = () => undefined;
+    const done = new Promise<T>((onResolve, onReject) => {
+      resolve = onResolve as (value: unknown) => void;
+      reject = onReject;
+    });
+    const job: Job<K> = {
+      seq: this.seq++,
+      kind: options.kind,
+      label: options.label ?? options.kind,
+      workClass: options.workClass,
+      deadline,
+      deadlineSetAt: now,
+      costMs: Math.max(0, options.costMs ?? 0),
+      judgeByFinish: options.judgeByFinish ?? true,
+      queuedAt: now,
+      startedAt: 0,
+      run: options.run,
+      state: 'queued',
+      attempt: null,
+      attemptBackground: false,
+      requeueAfterAbort: false,
+      preemptions: 0,
+      cancelReason: null,
+      resolve,
+      reject,
+    };
+    this.enqueue(job);
+    this.pump();
+    return {
+      done,
+      state: () => job.state,
+      workClass: () => job.workClass,
+      deadline: () => job.deadline,
+      hasten: (workClass, newDeadline, kind) => this.hasten(job, workClass, newDeadline, kind),
+      cancel: (reason) => this.cancel(job, reason),
+    };
+  }
+
+  running(): number {
+    return this.runningJobs.size;
+  }
+
+  queued(): number {
+    return this.queues.deadline.length + this.queues.speculative.length + this.queues.idle.length;
+  }
+
+  /** Queued and running work per kind. */
+  countByKind(): { queued: Map<K, number>; running: Map<K, number> } {
+    const queued = new Map<K, number>();
+    const running = new Map<K, number>();
+    for (const queue of Object.values(this.queues)) for (const job of queue) queued.set(job.kind, (queued.get(job.kind) ?? 0) + 1);
+    for (const job of this.runningJobs) running.set(job.kind, (running.get(job.kind) ?? 0) + 1);
+    return { queued, running };
+  }
+
+  deadlineMisses(): number {
+    return this.misses;
+  }
+
+  /** A part of some work (see judgeByFinish) was delivered after its deadline. */
+  recordMiss(): void {
+    this.misses++;
+  }
+
+  limit(): number {
+    return this.slots;
+  }
+
+  /** Slots idle work could take right now: free, and nothing more urgent queued. */
+  idleCapacity(): number {
+    if (this.queues.deadline.length > 0 || this.queues.speculative.length > 0 || this.queues.idle.length > 0) return 0;
+    return this.slots - this.runningJobs.size;
+  }
+
+  /** Called (synchronously) whenever a slot frees up and no queued work takes it. */
+  onIdle(listener: () => void): () => void {
+    this.idleListeners.add(listener);
+    return () => this.idleListeners.delete(listener);
+  }
+
+  /**
+   * Milliseconds from now until deadline work with this deadline would start, given the running
+   * work's remaining expected time, the deadline work queued ahead of it (earlier deadlines) and
+   * idle work (preempted, so it frees its slot at once). Work of unknown cost counts as 0.
+   */
+  estimatedStartMs(deadline: number): number {
+    const now = this.now();
+    const freeAt: number[] = [];
+    for (const job of this.runningJobs) {
+      freeAt.push(job.workClass === 'idle' ? 0 : Math.max(0, job.costMs - (now - job.startedAt)));
+    }
+    while (freeAt.length < this.slots) freeAt.push(0);
+    freeAt.sort((a, b) => a - b);
+    for (const job of this.queues.deadline) {
+      if (job.deadline > deadline) break;
+      // The earliest free slot takes the next job; keep the list sorted.
+      const start = freeAt.shift() ?? 0;
+      const end = start + job.costMs;
+      const at = freeAt.findIndex((value) => value > end);
+      freeAt.splice(at === -1 ? freeAt.length : at, 0, end);
+    }
+    return freeAt[0] ?? 0;
+  }
+
+  private enqueue(job: Job<K>): void {
+    const queue = this.queues[job.workClass];
+    const compare = job.workClass === 'idle' ? bySeq : byDeadline;
+    let low = 0;
+    let high = queue.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const other = queue[mid];
+      if (other && compare(other, job) <= 0) low = mid + 1;
+      else high = mid;
+    }
+    queue.splice(low, 0, job);
+  }
+
+  private dequeue(job: Job<K>): void {
+    const queue = this.queues[job.workClass];
+    const index = queue.indexOf(job);
+    if (index !== -1) queue.splice(index, 1);
+  }
+
+  private hasten(job: Job<K>, workClass: WorkClass, deadline: number, kind: K | undefined): void {
+    if (job.state === 'finished') return;
+    const moreUrgentClass = CLASS_RANK[workClass] < CLASS_RANK[job.workClass];
+    const earlier = deadline < job.deadline;
+    if (!moreUrgentClass && !earlier) return;
+    if (kind !== undefined) job.kind = kind;
+    const now = this.now();
+    if (job.state === 'queued') this.dequeue(job);
+    if (moreUrgentClass) job.workClass = workClass;
+    if (earlier || moreUrgentClass) {
+      job.deadline = Math.min(job.deadline, deadline);
+      job.deadlineSetAt = now;
+    }
+    if (job.state === 'queued') {
+      this.enqueue(job);
+    } else if (job.attemptBackground && job.workClass === 'deadline' && !job.requeueAfterAbort) {
+      // Someone now waits for an attempt running at the lowest CPU priority: run it again at
+      // normal priority rather than let it crawl behind everything else. (Speculative work may
+      // finish at the low priority: nobody waits for it yet.)
+      job.requeueAfterAbort = true;
+      job.attempt?.abort(new Error('restarted at normal priority'));
+    }
+    this.pump();
+  }
+
+  private cancel(job: Job<K>, reason: Error): void {
+    if (job.state === 'finished' || job.cancelReason) return;
+    job.cancelReason = reason;
+    if (job.state === 'queued') {
+      this.dequeue(job);
+      this.finish(job, false);
+      job.reject(reason);
+      this.pump();
+      return;
+    }
+    job.requeueAfterAbort = false;
+    job.attempt?.abort(reason);
+  }
+
+  private runningCount(workClass: WorkClass): number {
+    let count = 0;
+    for (const job of this.runningJobs) if (job.workClass === workClass) count++;
+    return count;
+  }
+
+  // Idle attempts being aborted to make room; their slots free up when their processes exit.
+  private releasing(): number {
+    let count = 0;
+    for (const job of this.runningJobs) if (job.requeueAfterAbort && job.attemptBackground) count++;
+    return count;
+  }
+
+  // Preempts running idle work, most recently started first (it has done the least), until
+  // `needed` slots are on their way to being free.
+  private preemptIdle(needed: number): void {
+    let releasing = this.releasing();
+    const candidates = [...this.runningJobs]
+      .filter((job) => job.workClass === 'idle' && !job.requeueAfterAbort)
+      .sort((a, b) => b.startedAt - a.startedAt);
+    for (const job of candidates) {
+      if (releasing >= needed) return;
+      job.requeueAfterAbort = true;
+      job.preemptions++;
+      job.attempt?.abort(new Error('preempted by more urgent work'));
+      releasing++;
+    }
+  }
+
+  private pump(): void {
+    for (;;) {
+      const free = this.slots - this.runningJobs.size;
+      const urgent = this.queues.deadline[0];
+      if (urgent) {
+        if (free > 0) {
+          this.start(urgent);
+          continue;
+        }
+        this.preemptIdle(this.queues.deadline.length);
+        return;
+      }
+      const speculative = this.queues.speculative[0];
+      if (speculative) {
+        // Never the last free slot (unless there is only one): it is kept for the next viewer.
+        const slotsNeeded = this.slots === 1 ? 1 : 2;
+        if (this.runningCount('speculative') < this.speculativeSlots) {
+          if (free >= slotsNeeded) {
+            this.start(speculative);
+            continue;
+          }
+          this.preemptIdle(slotsNeeded - free);
+        }
+        // Idle work does not take a slot speculative work is waiting to be allowed into.
+        return;
+      }
+      const idle = this.queues.idle[0];
+      if (idle && free > 0) {
+        this.start(idle);
+        continue;
+      }
+      if (free > 0 && this.queued() === 0) for (const listener of this.idleListeners) listener();
+      return;
+    }
+  }
+
+  private start(job: Job<K>): void {
+    this.dequeue(job);
+    const attempt = new AbortController();
+    job.state = 'running';
+    job.attempt = attempt;
+    job.attemptBackground = job.workClass === 'idle';
+    job.requeueAfterAbort = false;
+    job.startedAt = this.now();
+    this.runningJobs.add(job);
+    this.options.onStart?.({
+      kind: job.kind,
+      label: job.label,
+      workClass: job.workClass,
+      deadline: job.deadline,
+      queuedAt: job.queuedAt,
+      startedAt: job.startedAt,
+    });
+    let result: Promise<unknown>;
+    try {
+      result = Promise.resolve(job.run({ signal: attempt.signal, background: job.attemptBackground }));
+    } catch (error) {
+      // An attempt that throws before returning its promise must release the slot all the same.
+      result = Promise.reject(error);
+    }
+    result.then(
+      (value) => this.settle(job, attempt, { ok: true, value }),
+      (error: unknown) => this.settle(job, attempt, { ok: false, error }),
+    );
+  }
+
+  private settle(job: Job<K>, attempt: AbortController, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+    this.runningJobs.delete(job);
+    job.attempt = null;
+    if (!outcome.ok && attempt.signal.aborted && job.requeueAfterAbort && !job.cancelReason) {
+      job.state = 'queued';
+      job.requeueAfterAbort = false;
+      this.enqueue(job);
+      this.pump();
+      return;
+    }
+    this.finish(job, outcome.ok);
+    if (outcome.ok) job.resolve(outcome.value);
+    else job.reject(job.cancelReason ?? outcome.error);
+    this.pump();
+  }
+
+  private finish(job: Job<K>, ok: boolean): void {
+    job.state = 'finished';
+    const finishedAt = this.now();
+    const started = job.startedAt > 0;
+    const missedDeadline =
+      ok && job.judgeByFinish && job.workClass === 'deadline' && job.deadline > job.deadlineSetAt && finishedAt > job.deadline;
+    if (missedDeadline) this.misses++;
+    this.options.onFinish?.({
+      kind: job.kind,
+      label: job.label,
+      workClass: job.workClass,
+      deadline: job.deadline,
+      queuedAt: job.queuedAt,
+      startedAt: started ? job.startedAt : finishedAt,
+      finishedAt,
+      ok,
+      missedDeadline,
+      preemptions: job.preemptions,
+    });
+  }
+}
