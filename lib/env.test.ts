@@ -14,6 +14,7 @@ describe('parseEnv', () => {
       ffmpegPath: 'ffmpeg',
       allowPrivateInputUrls: false,
       maxInputDurationSeconds: 43_200,
+      fillIdleEncoders: true,
     });
   });
 
@@ -31,6 +32,7 @@ describe('parseEnv', () => {
       DATABASE_URL: 'file:/tmp/x.db',
     });
     expect(env.allowPrivateInputUrls).toBe(true);
+    expect(parseEnv({ FILL_IDLE_ENCODERS: 'false' }).fillIdleEncoders).toBe(false);
     expect(env.inputDownloadTimeoutMs).toBe(5000);
     expect(env.database.filePath).toBe('/tmp/x.db');
   });

@@ -7,13 +7,14 @@ import { z } from 'zod';
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
-const booleanFlag = z.preprocess(
-  emptyAsUndefined,
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'])
-    .optional()
-    .transform((value) => value === 'true' || value === '1' || value === 'yes'),
-);
+const booleanFlag = (fallback = false) =>
+  z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'])
+      .optional()
+      .transform((value) => (value === undefined ? fallback : value === 'true' || value === '1' || value === 'yes')),
+  );
 
 const positiveInt = (fallback: number) =>
   z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(fallback));
@@ -36,7 +37,7 @@ const rawEnvSchema = z.object({
   DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().optional()),
   FFMPEG_PATH: z.preprocess(emptyAsUndefined, z.string().default('ffmpeg')),
   FFPROBE_PATH: z.preprocess(emptyAsUndefined, z.string().default('ffprobe')),
-  ALLOW_PRIVATE_INPUT_URLS: booleanFlag,
+  ALLOW_PRIVATE_INPUT_URLS: booleanFlag(),
   MAX_INPUT_BYTES: positiveInt(50 * 1024 ** 3),
   MAX_INPUT_DURATION_SECONDS: positiveInt(12 * 60 * 60),
   INPUT_DOWNLOAD_TIMEOUT_SECONDS: positiveInt(60 * 60),
@@ -44,6 +45,7 @@ const rawEnvSchema = z.object({
   JIT_ENCODE_CONCURRENCY: positiveInt(os.availableParallelism()),
   RENDITION_CACHE_MAX_BYTES: positiveInt(20 * 1024 ** 3),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
+  FILL_IDLE_ENCODERS: booleanFlag(true),
   WEBHOOK_RETRY_BASE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(3600).default(5)),
   WEBHOOK_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(120).default(10)),
   ASSET_GET_RATE_PER_SECOND: positiveInt(1),
@@ -72,6 +74,8 @@ export type Env = {
   jitEncodeConcurrency: number;
   renditionCacheMaxBytes: number;
   prefetchSegments: number;
+  // When no viewer needs the encoders, encode the rest of the ladders of watched assets.
+  fillIdleEncoders: boolean;
   assetGetRate: { perSecond: number; burst: number };
   // First retry delay of a failed webhook delivery; each further retry doubles it (capped at 1 h).
   webhookRetryBaseMs: number;
@@ -117,6 +121,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     jitEncodeConcurrency: raw.JIT_ENCODE_CONCURRENCY,
     renditionCacheMaxBytes: raw.RENDITION_CACHE_MAX_BYTES,
     prefetchSegments: raw.PREFETCH_SEGMENTS,
+    fillIdleEncoders: raw.FILL_IDLE_ENCODERS,
     assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
     webhookRetryBaseMs: Math.round(raw.WEBHOOK_RETRY_BASE_SECONDS * 1000),
     webhookTimeoutMs: Math.round(raw.WEBHOOK_TIMEOUT_SECONDS * 1000),

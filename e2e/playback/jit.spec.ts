@@ -10,7 +10,7 @@ import type { KeyframeServer } from '../support/keyframe-server';
 import { decodeCheck, probeFrames } from '../support/media-probe';
 import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test, type PlayableAsset } from '../support/playback';
 import { isFfmpeg, scalesToWidth, watchProcesses, type ProcessEntry } from '../support/processes';
-import { disposeKeyframe, startKeyframe } from '../support/test';
+import { disposeKeyframe, restartKeyframe, startKeyframe } from '../support/test';
 
 // Just-in-time encoding, observed from the outside: what is on disk (DATA_DIR/assets/<id>/hls),
 // which ffmpeg processes the server spawns (/proc, descendants of the server only), and what the
@@ -139,7 +139,8 @@ test.describe('(a) nothing is encoded before it is asked for', () => {
   let server: KeyframeServer;
   let api: Api;
   test.beforeAll(async () => {
-    server = await startKeyframe({ label: 'jit-cold' });
+    // Filling idle encoders would encode what nobody asked for: this describes the bare JIT path.
+    server = await startKeyframe({ label: 'jit-cold', env: { FILL_IDLE_ENCODERS: 'false' } });
     api = new Api(server.baseUrl, await server.createToken());
   });
   test.afterAll(async () => disposeKeyframe(server));
@@ -182,7 +183,7 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
   let top: Rendition;
   test.beforeAll(async ({ playbackFixtures, playbackMedia }) => {
     test.setTimeout(120_000);
-    server = await startKeyframe({ label: 'jit-concurrency' });
+    server = await startKeyframe({ label: 'jit-concurrency', env: { FILL_IDLE_ENCODERS: 'false' } });
     api = new Api(server.baseUrl, await server.createToken());
     await playbackFixtures.ensure('long1080p');
     asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('long1080p')));
@@ -446,5 +447,153 @@ test.describe('(d) rendition cache with RENDITION_CACHE_MAX_BYTES', () => {
       type: 're-encode',
       description: `${evicted}: ${again.body.length} bytes, ${sha256(again.body) === sha256(original.body) ? 'byte-identical to' : 'differs from'} the first encode (${original.body.length} bytes)`,
     });
+  });
+});
+
+test.describe("a viewer's audio under load", () => {
+  let server: KeyframeServer;
+  test.afterAll(async () => disposeKeyframe(server));
+
+  // The audio track used to drop to nice 19 after its first 20 s, and a nice value cannot be
+  // raised again: with the cores busy with video, a viewer's next audio segment then waited
+  // behind every video encode, including prefetches nobody was waiting for yet. Now it is
+  // deadline work of the scheduler, ahead of all queued speculative work.
+  test('an audio segment a viewer asks for is served before the queued prefetches of unwatched video', async ({ playbackFixtures, playbackMedia }, testInfo) => {
+    test.setTimeout(240_000);
+    await playbackFixtures.ensure('long1080p');
+    server = await startKeyframe({
+      label: 'jit-audio-under-load',
+      env: { JIT_ENCODE_CONCURRENCY: '2', PREFETCH_SEGMENTS: '6', FILL_IDLE_ENCODERS: 'false' },
+    });
+    const api = new Api(server.baseUrl, await server.createToken());
+    const asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('long1080p')));
+    const audioDir = path.join(server.assetDir(asset.assetId), 'hls', 'audio');
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(path.join(audioDir, 'complete.json')) && Date.now() < deadline) await sleep(100);
+    expect(existsSync(path.join(audioDir, 'complete.json')), 'the audio track was encoded after ready').toBe(true);
+
+    // Restart without the audio track (its job is done, so nothing encodes it until asked).
+    await server.stop();
+    rmSync(audioDir, { recursive: true, force: true });
+    server = await restartKeyframe(server);
+    const renditions = [await loadRendition(server, asset, '1080p'), await loadRendition(server, asset, '720p')];
+
+    // Two viewers fill both encoders with video, and each leaves six prefetches queued behind.
+    const viewerHeaders = (name: string) => ({ 'user-agent': `jit-e2e-${name}` });
+    const firstSegments = await Promise.all(
+      renditions.map((rendition) => httpGet(rendition.playlist.segments[1]!.url, { headers: viewerHeaders(rendition.name) })),
+    );
+    expect(firstSegments.map((response) => response.status)).toEqual([200, 200]);
+    const prefetched = renditions.flatMap((rendition) =>
+      rendition.playlist.segments.slice(2, 8).map((_, offset) => path.join(server.assetDir(asset.assetId), 'hls', rendition.name, `${offset + 2}.m4s`)),
+    );
+
+    // A third viewer asks for audio from 24 s on (past the old 20 s full-priority lead).
+    const audioPlaylist = parseMediaPlaylist((await httpGet(server.url(`/${asset.playbackId}/audio.m3u8`))).text, server.url(`/${asset.playbackId}/audio.m3u8`));
+    const audioIndex = Math.min(6, audioPlaylist.segments.length - 1);
+    const [audioInit, audioSegment] = await Promise.all([
+      httpGet(audioPlaylist.map!.url, { headers: viewerHeaders('audio') }),
+      httpGet(audioPlaylist.segments[audioIndex]!.url, { headers: viewerHeaders('audio') }),
+    ]);
+    const prefetchesDoneBeforeAudio = prefetched.filter((file) => existsSync(file));
+    expect(audioInit.status).toBe(200);
+    expect(audioSegment.status, `GET ${audioPlaylist.segments[audioIndex]!.url}`).toBe(200);
+
+    // The prefetches were really queued: they finish afterwards.
+    const settleBy = Date.now() + 120_000;
+    while (prefetched.some((file) => !existsSync(file)) && Date.now() < settleBy) await sleep(250);
+    const prefetchesDone = prefetched.filter((file) => existsSync(file));
+    await testInfo.attach('order.json', {
+      body: JSON.stringify({ audioIndex, prefetchesDoneBeforeAudio, prefetchesDone }, null, 2),
+      contentType: 'application/json',
+    });
+    expect(prefetchesDone, 'every queued prefetch was encoded in the end').toHaveLength(prefetched.length);
+    // At most the prefetch running when the audio was asked for (and one starting at that very
+    // moment) may finish first; the other ten wait behind the viewer's audio.
+    expect(prefetchesDoneBeforeAudio.length, `prefetches finished before the audio segment: ${prefetchesDoneBeforeAudio.join(', ')}`).toBeLessThanOrEqual(2);
+
+    const file = path.join(workDir, `audio-${Date.now()}.mp4`);
+    await writeFile(file, Buffer.concat([audioInit.body, audioSegment.body]));
+    const check = await decodeCheck(file);
+    expect(check.stderr.trim(), 'the audio segment decodes cleanly').toBe('');
+    expect(check.code).toBe(0);
+  });
+});
+
+test.describe('idle encoders fill in the ladder', () => {
+  let server: KeyframeServer;
+  let api: Api;
+  test.beforeAll(async () => {
+    server = await startKeyframe({ label: 'jit-fill' });
+    api = new Api(server.baseUrl, await server.createToken());
+  });
+  test.afterAll(async () => disposeKeyframe(server));
+
+  test('after one viewed segment, the rest of every rung up to 1080p is encoded at nice 19; SIGTERM stops it cleanly', async ({ playbackFixtures, playbackMedia }, testInfo) => {
+    test.setTimeout(300_000);
+    await playbackFixtures.ensure('landscape720p');
+    const asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('landscape720p')));
+    const multivariant = await loadMultivariant(multivariantUrl(server, asset.playbackId));
+    const rung = await loadRendition(server, asset, '270p');
+    const expected = multivariant.video.flatMap((variant) => rung.playlist.segments.map((_, index) => `${variant.name}/${index}`)).sort();
+
+    const priorities: { pid: number; nice: number; command: string }[] = [];
+    // Video encodes only (the audio track, '-vn', runs after ready at normal priority).
+    const watch = watchProcesses(server.pid, (entry) => isFfmpeg(entry) && entry.command.includes(asset.assetId) && !entry.command.includes('-vn'), {
+      intervalMs: 20,
+    });
+    const sampled = new Set<number>();
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        for (const entry of watch.seen.values()) {
+          if (sampled.has(entry.pid)) continue;
+          try {
+            priorities.push({ pid: entry.pid, nice: niceOf(entry.pid), command: entry.command });
+            sampled.add(entry.pid);
+          } catch {
+            sampled.add(entry.pid); // exited before it could be read
+          }
+        }
+        await sleep(20);
+      }
+    })();
+    const viewed = await httpGet(rung.playlist.segments[0]!.url);
+    expect(viewed.status).toBe(200);
+    // From here on nothing is asked for: whatever is encoded now is filling.
+    const viewerDoneAt = Date.now();
+    const listing = () => videoSegmentFiles(server, asset.assetId).map((entry) => `${entry.rung}/${entry.index}`).sort();
+    const deadline = Date.now() + 240_000;
+    while (listing().length < expected.length && Date.now() < deadline) await sleep(250);
+    await sleep(500);
+    sampling = false;
+    await sampler;
+    await watch.stop();
+    const fills = priorities.filter((sample) => (watch.seen.get(sample.pid)?.firstSeen ?? 0) > viewerDoneAt + 1_000);
+    await testInfo.attach('fill.json', { body: JSON.stringify({ expected, onDisk: listing(), fills }, null, 2), contentType: 'application/json' });
+    expect(listing(), 'every segment of every rung of the watched asset').toEqual(expected);
+    expect(fills.length, 'fill encodes seen').toBeGreaterThan(0);
+    for (const sample of fills) expect(sample.nice, `nice of the fill encode ${sample.command}`).toBe(19);
+    expect(strayVideoFiles(server, asset.assetId)).toEqual([]);
+  });
+
+  test('SIGTERM while filling: the server exits cleanly and leaves no partial segment', async ({ playbackFixtures, playbackMedia }) => {
+    test.setTimeout(180_000);
+    await playbackFixtures.ensure('long1080p');
+    const asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('long1080p')));
+    const rung = await loadRendition(server, asset, '270p');
+    const watch = watchProcesses(server.pid, (entry) => isFfmpeg(entry) && entry.command.includes(asset.assetId) && !entry.command.includes('-vn'), {
+      intervalMs: 20,
+    });
+    expect((await httpGet(rung.playlist.segments[0]!.url)).status).toBe(200);
+    const viewerDoneAt = Date.now();
+    const deadline = Date.now() + 60_000;
+    const filling = () => [...watch.seen.values()].some((entry) => entry.firstSeen > viewerDoneAt + 1_000);
+    while (!filling() && Date.now() < deadline) await sleep(50);
+    await watch.stop();
+    expect(filling(), 'a fill encode started once the viewer was done').toBe(true);
+    const exit = await server.stop();
+    expect(exit, 'the server exits on SIGTERM while filling').toMatchObject({ code: 0 });
+    expect(strayVideoFiles(server, asset.assetId)).toEqual([]);
   });
 });

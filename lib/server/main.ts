@@ -66,7 +66,7 @@ const main = async () => {
     log: log.child({ component: 'webhooks' }),
   });
   // Idle encoders fill in the ladders of the assets people watch (see fill-ladders.ts).
-  const ladderFill = startLadderFill({ log: log.child({ component: 'ladder-fill' }) });
+  const ladderFill = env.fillIdleEncoders ? startLadderFill({ log: log.child({ component: 'ladder-fill' }) }) : null;
   const runMaintenance = () =>
     Promise.all([
       deleteExpiredTestAssets().then((count) => count > 0 && log.info({ count }, 'deleted expired test assets')),
@@ -89,7 +89,7 @@ const main = async () => {
     }, SHUTDOWN_DEADLINE_MS);
     hardExit.unref();
     clearInterval(maintenance);
-    ladderFill.stop();
+    ladderFill?.stop();
     server.close();
     server.closeIdleConnections();
     // In-flight webhook requests are aborted and go back to pending without counting an attempt.

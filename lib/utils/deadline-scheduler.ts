@@ -110,6 +110,7 @@ export class DeadlineScheduler<K extends string> {
   private readonly runningJobs = new Set<Job<K>>();
   private seq = 0;
   private misses = 0;
+  private lastUrgentAt = Number.NEGATIVE_INFINITY;
   private readonly idleListeners = new Set<() => void>();
 
   constructor(private readonly options: DeadlineSchedulerOptions<K>) {
@@ -197,6 +198,13 @@ export class DeadlineScheduler<K extends string> {
   idleCapacity(): number {
     if (this.queues.deadline.length > 0 || this.queues.speculative.length > 0 || this.queues.idle.length > 0) return 0;
     return this.slots - this.runningJobs.size;
+  }
+
+  /** How long no deadline or speculative work has been queued or running (0 while some is). */
+  quietForMs(): number {
+    if (this.queues.deadline.length > 0 || this.queues.speculative.length > 0) return 0;
+    for (const job of this.runningJobs) if (job.workClass !== 'idle') return 0;
+    return Math.max(0, this.now() - this.lastUrgentAt);
   }
 
   /** Called (synchronously) whenever a slot frees up and no queued work takes it. */
@@ -332,13 +340,15 @@ export class DeadlineScheduler<K extends string> {
       const speculative = this.queues.speculative[0];
       if (speculative) {
         // Never the last free slot (unless there is only one): it is kept for the next viewer.
+        // Idle work counts as free here: it gives its slot up the moment a viewer needs it.
         const slotsNeeded = this.slots === 1 ? 1 : 2;
-        if (this.runningCount('speculative') < this.speculativeSlots) {
-          if (free >= slotsNeeded) {
+        const available = free + this.runningCount('idle');
+        if (this.runningCount('speculative') < this.speculativeSlots && available >= slotsNeeded) {
+          if (free > 0) {
             this.start(speculative);
             continue;
           }
-          this.preemptIdle(slotsNeeded - free);
+          this.preemptIdle(1);
         }
         // Idle work does not take a slot speculative work is waiting to be allowed into.
         return;
@@ -402,6 +412,7 @@ export class DeadlineScheduler<K extends string> {
   private finish(job: Job<K>, ok: boolean): void {
     job.state = 'finished';
     const finishedAt = this.now();
+    if (job.workClass !== 'idle') this.lastUrgentAt = finishedAt;
     const started = job.startedAt > 0;
     const missedDeadline =
       ok && job.judgeByFinish && job.workClass === 'deadline' && job.deadline > job.deadlineSetAt && finishedAt > job.deadline;

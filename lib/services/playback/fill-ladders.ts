@@ -16,7 +16,10 @@ import { forgetWatchedAsset, watchedAssets, type WatchedAsset } from './watched-
 
 // Room left in the cache for the segments viewers ask for: filling stops at this share of the cap.
 const FILL_UP_TO_SHARE_OF_CAP = 0.9;
-const TICK_MS = 2_000;
+// Filling starts once no viewer work has been queued or running for this long: a player asks for
+// its next segment every few seconds, and work preempted seconds after it started is CPU wasted.
+const QUIET_BEFORE_FILL_MS = 2_000;
+const TICK_MS = 1_000;
 
 type Candidate = { asset: WatchedAsset; rung: Rung; index: number };
 
@@ -62,7 +65,7 @@ export const startLadderFill = ({ log, tickMs = TICK_MS }: { log: Logger; tickMs
   };
 
   const fill = () => {
-    if (stopped) return;
+    if (stopped || encoderScheduler().quietForMs() < QUIET_BEFORE_FILL_MS) return;
     const cap = getEnv().renditionCacheMaxBytes * FILL_UP_TO_SHARE_OF_CAP;
     // The encode reaches the scheduler only after a look at the disk, so the free slots are
     // counted once here; a launch that finds its slot taken meanwhile waits in the idle queue,

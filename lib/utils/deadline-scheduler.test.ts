@@ -1,0 +1,320 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { DeadlineScheduler, type FinishedWork, type WorkAttempt, type WorkClass } from './deadline-scheduler';
+
+type Gate = { promise: Promise<void>; open: () => void };
+const gate = (): Gate => {
+  let open = (): void => {};
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+};
+
+// Lets queued promise callbacks (slot hand-overs) run.
+const settle = (): Promise<void> => sleep(0);
+
+// Work that runs until finished (then every attempt, current or later, completes), or until its
+// attempt is aborted (like an ffmpeg being killed).
+const controllable = () => {
+  const attempts: WorkAttempt[] = [];
+  const release = gate();
+  const run = async (attempt: WorkAttempt) => {
+    attempts.push(attempt);
+    await new Promise<void>((resolve, reject) => {
+      void release.promise.then(resolve);
+      attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason as Error), { once: true });
+    });
+  };
+  return { run, attempts, finish: release.open };
+};
+
+type Kind = 'onDemand' | 'prefetch' | 'audio' | 'background';
+
+const recorder = () => {
+  const started: string[] = [];
+  const record = (name: string) => async () => {
+    started.push(name);
+    await settle();
+  };
+  return { started, record };
+};
+
+describe('DeadlineScheduler', () => {
+  it('never runs more than `slots` jobs, and completes them all', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 3 });
+    let running = 0;
+    let peak = 0;
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        scheduler.submit({
+          kind: 'onDemand',
+          workClass: 'deadline',
+          deadline: i % 7,
+          run: async () => {
+            running++;
+            peak = Math.max(peak, running);
+            await sleep(1 + (i % 3));
+            running--;
+            return i;
+          },
+        }).done,
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(peak).toBe(3);
+    expect(scheduler.running()).toBe(0);
+    expect(scheduler.queued()).toBe(0);
+  });
+
+  it('runs deadline work earliest deadline first, FIFO among equal deadlines, whatever the order of arrival', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 1 });
+    const blocker = gate();
+    const { started, record } = recorder();
+    const all = [scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: () => blocker.promise }).done];
+    for (const [deadline, name] of [
+      [5_000, 'viewer-c'],
+      [1_000, 'viewer-a'],
+      [3_000, 'viewer-b1'],
+      [3_000, 'viewer-b2'],
+      [500, 'starting-viewer'],
+    ] as const) {
+      all.push(scheduler.submit({ kind: 'onDemand', workClass: 'deadline', deadline: Date.now() + deadline, run: record(name) }).done);
+    }
+    expect(scheduler.queued()).toBe(5);
+    blocker.open();
+    await Promise.all(all);
+    expect(started).toEqual(['starting-viewer', 'viewer-a', 'viewer-b1', 'viewer-b2', 'viewer-c']);
+  });
+
+  it('puts deadline work before speculative before idle work, whatever their deadlines', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 1 });
+    const blocker = gate();
+    const { started, record } = recorder();
+    const all = [scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: () => blocker.promise }).done];
+    const submit = (name: string, workClass: WorkClass, deadline: number) =>
+      all.push(scheduler.submit({ kind: 'prefetch', workClass, deadline, run: record(name) }).done);
+    submit('idle-1', 'idle', 0);
+    submit('prefetch-late', 'speculative', 9_000);
+    submit('viewer-late', 'deadline', 99_000);
+    submit('prefetch-early', 'speculative', 1_000);
+    submit('idle-2', 'idle', 0);
+    blocker.open();
+    await Promise.all(all);
+    expect(started).toEqual(['viewer-late', 'prefetch-early', 'prefetch-late', 'idle-1', 'idle-2']);
+  });
+
+  it('runs prefetches only on free capacity: never in the last free slot, which a viewer then gets at once', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 2 });
+    const prefetches = Array.from({ length: 3 }, () => controllable());
+    const done = prefetches.map(
+      (work, i) => scheduler.submit({ kind: 'prefetch', workClass: 'speculative', deadline: Date.now() + 1_000 * i, run: work.run }).done,
+    );
+    expect(scheduler.running()).toBe(1);
+    expect(scheduler.queued()).toBe(2);
+
+    const viewer = controllable();
+    const viewerDone = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: viewer.run }).done;
+    expect(viewer.attempts).toHaveLength(1);
+    expect(scheduler.running()).toBe(2);
+
+    // While the viewer's encode runs, the freed prefetch slot is the last free one: kept.
+    prefetches[0]?.finish();
+    await done[0];
+    await settle();
+    expect(prefetches[1]?.attempts).toHaveLength(0);
+    expect(scheduler.running()).toBe(1);
+    viewer.finish();
+    await viewerDone;
+    await settle();
+    expect(prefetches[1]?.attempts).toHaveLength(1);
+    expect(prefetches[2]?.attempts, 'still one prefetch at a time: the other slot stays free').toHaveLength(0);
+    prefetches[1]?.finish();
+    await done[1];
+    await settle();
+    prefetches[2]?.finish();
+    await Promise.all(done);
+  });
+
+  it('runs idle work only on otherwise idle slots, preempts it for a viewer, and runs it again afterwards', async () => {
+    const finished: FinishedWork<Kind>[] = [];
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 1, onFinish: (work) => finished.push(work) });
+    const background = controllable();
+    const backgroundDone = scheduler.submit({ kind: 'background', workClass: 'idle', run: background.run }).done;
+    expect(background.attempts).toHaveLength(1);
+    expect(background.attempts[0]?.background, 'an idle attempt is told to run at the lowest priority').toBe(true);
+
+    const viewer = controllable();
+    const viewerDone = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: viewer.run }).done;
+    expect(background.attempts[0]?.signal.aborted, 'the idle attempt is killed for the viewer').toBe(true);
+    await settle();
+    expect(viewer.attempts).toHaveLength(1);
+    expect(scheduler.countByKind().queued.get('background'), 'the preempted work is queued again').toBe(1);
+
+    viewer.finish();
+    await viewerDone;
+    await settle();
+    expect(background.attempts, 'run again once the slot is idle').toHaveLength(2);
+    background.finish();
+    await backgroundDone;
+    expect(finished.map((work) => [work.kind, work.ok, work.preemptions])).toEqual([
+      ['onDemand', true, 0],
+      ['background', true, 1],
+    ]);
+  });
+
+  it('preempts idle work for a prefetch only as far as needed, and leaves a slot a viewer can have', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 2 });
+    const idle = [controllable(), controllable()];
+    const idleDone = idle.map((work) => scheduler.submit({ kind: 'background', workClass: 'idle', run: work.run }).done);
+    expect(scheduler.running()).toBe(2);
+    const prefetch = controllable();
+    const prefetchDone = scheduler.submit({ kind: 'prefetch', workClass: 'speculative', run: prefetch.run }).done;
+    expect(idle.filter((work) => work.attempts[0]?.signal.aborted)).toHaveLength(1);
+    await settle();
+    expect(prefetch.attempts).toHaveLength(1);
+    prefetch.finish();
+    await prefetchDone;
+    await settle();
+    for (const work of idle) work.finish();
+    await Promise.all(idleDone);
+    expect(idle.map((work) => work.attempts.length).sort()).toEqual([1, 2]);
+  });
+
+  it('drops queued work on cancel without running it, and kills running work', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 1 });
+    const running = controllable();
+    const runningWork = scheduler.submit({ kind: 'prefetch', workClass: 'deadline', run: running.run });
+    let ran = false;
+    const queued = scheduler.submit({
+      kind: 'prefetch',
+      workClass: 'speculative',
+      run: async () => {
+        ran = true;
+      },
+    });
+    const left = new Error('the viewer left');
+    queued.cancel(left);
+    await expect(queued.done).rejects.toBe(left);
+    expect(queued.state()).toBe('finished');
+    expect(scheduler.queued()).toBe(0);
+
+    const switched = new Error('the viewer switched rungs');
+    runningWork.cancel(switched);
+    expect(running.attempts[0]?.signal.aborted).toBe(true);
+    await expect(runningWork.done).rejects.toBe(switched);
+    expect(scheduler.running()).toBe(0);
+    expect(ran).toBe(false);
+  });
+
+  it('lets a viewer take over a queued prefetch at its deadline, and restarts a low-priority attempt someone now waits for', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 1 });
+    const blocker = controllable();
+    const blockerDone = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', deadline: Date.now() + 5_000, run: blocker.run }).done;
+    const { started, record } = recorder();
+    const other = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', deadline: Date.now() + 3_000, run: record('other-viewer') });
+    const prefetch = scheduler.submit({ kind: 'prefetch', workClass: 'speculative', deadline: Date.now() + 9_000, run: record('taken-over') });
+    prefetch.hasten('deadline', Date.now() + 1_000, 'onDemand');
+    expect(scheduler.countByKind().queued.get('onDemand')).toBe(2);
+    blocker.finish();
+    await Promise.all([blockerDone, other.done, prefetch.done]);
+    expect(started).toEqual(['taken-over', 'other-viewer']);
+
+    const fill = controllable();
+    const fillWork = scheduler.submit({ kind: 'background', workClass: 'idle', run: fill.run });
+    expect(fill.attempts[0]?.background).toBe(true);
+    fillWork.hasten('deadline', Date.now(), 'onDemand');
+    await settle();
+    expect(fill.attempts.map((attempt) => attempt.background)).toEqual([true, false]);
+    fill.finish();
+    await fillWork.done;
+  });
+
+  it('counts a miss when deadline work finishes after a deadline that was still ahead, not for a viewer already out of buffer', async () => {
+    let now = 1_000_000;
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 1, now: () => now });
+    const late = controllable();
+    const lateDone = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', deadline: now + 4_000, run: late.run }).done;
+    now += 5_000;
+    late.finish();
+    await lateDone;
+    expect(scheduler.deadlineMisses()).toBe(1);
+
+    const starting = controllable();
+    const startingDone = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', deadline: now, run: starting.run }).done;
+    now += 800;
+    starting.finish();
+    await startingDone;
+    const onTime = controllable();
+    const onTimeDone = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', deadline: now + 4_000, run: onTime.run }).done;
+    now += 1_000;
+    onTime.finish();
+    await onTimeDone;
+    expect(scheduler.deadlineMisses()).toBe(1);
+    scheduler.recordMiss();
+    expect(scheduler.deadlineMisses()).toBe(2);
+  });
+
+  it('estimates when new deadline work would start from running work and earlier deadlines queued', () => {
+    const now = 1_000_000;
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 2, now: () => now });
+    expect(scheduler.estimatedStartMs(now)).toBe(0);
+    scheduler.submit({ kind: 'onDemand', workClass: 'deadline', costMs: 1_000, run: () => gate().promise });
+    scheduler.submit({ kind: 'onDemand', workClass: 'deadline', costMs: 3_000, run: () => gate().promise });
+    expect(scheduler.estimatedStartMs(now)).toBe(1_000);
+    scheduler.submit({ kind: 'onDemand', workClass: 'deadline', deadline: now + 2_000, costMs: 4_000, run: () => gate().promise });
+    // Due earlier than the queued one: it goes first, on the slot free after 1 s.
+    expect(scheduler.estimatedStartMs(now + 1_000)).toBe(1_000);
+    // Due later: the queued one takes the slot free at 1 s (until 5 s); the other frees at 3 s.
+    expect(scheduler.estimatedStartMs(now + 10_000)).toBe(3_000);
+    // Idle work gives its slot up at once.
+    const idle = new DeadlineScheduler<Kind>({ slots: 1, now: () => now });
+    idle.submit({ kind: 'background', workClass: 'idle', costMs: 60_000, run: () => gate().promise });
+    expect(idle.estimatedStartMs(now)).toBe(0);
+  });
+
+  it('never starves a viewer\'s audio behind a stream of video nobody waits for', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 2 });
+    const { started, record } = recorder();
+    const unwatched: Promise<unknown>[] = [];
+    const unwatchedVideo = controllable();
+    const backgroundVideo = controllable();
+    // Both slots busy with video nobody waits for, and more of it queued: prefetches far ahead
+    // and background rungs.
+    unwatched.push(scheduler.submit({ kind: 'background', workClass: 'idle', run: backgroundVideo.run }).done);
+    unwatched.push(scheduler.submit({ kind: 'prefetch', workClass: 'speculative', deadline: Date.now() + 20_000, run: unwatchedVideo.run }).done);
+    expect(scheduler.running()).toBe(2);
+    for (let i = 0; i < 10; i++) {
+      unwatched.push(scheduler.submit({ kind: 'prefetch', workClass: 'speculative', deadline: Date.now() + 30_000 + i, run: record(`prefetch-${i}`) }).done);
+      unwatched.push(scheduler.submit({ kind: 'background', workClass: 'idle', run: record(`background-${i}`) }).done);
+    }
+    const audio = scheduler.submit({ kind: 'audio', workClass: 'deadline', deadline: Date.now() + 4_000, run: record('audio') });
+    await audio.done;
+    expect(started, 'the audio ran before any of the queued unwatched video').toEqual(['audio']);
+    expect(backgroundVideo.attempts[0]?.signal.aborted, 'the background encode gave its slot to the audio').toBe(true);
+    unwatchedVideo.finish();
+    backgroundVideo.finish();
+    await Promise.all(unwatched);
+    expect(started).toHaveLength(21);
+  });
+
+  it('tells idle listeners when a slot frees up and nothing is queued', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 2 });
+    let idleCalls = 0;
+    const unsubscribe = scheduler.onIdle(() => idleCalls++);
+    const work = controllable();
+    const done = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: work.run }).done;
+    expect(scheduler.idleCapacity()).toBe(1);
+    work.finish();
+    await done;
+    expect(idleCalls).toBeGreaterThan(0);
+    expect(scheduler.idleCapacity()).toBe(2);
+    unsubscribe();
+  });
+
+  it('validates its arguments', () => {
+    expect(() => new DeadlineScheduler({ slots: 0 })).toThrow(RangeError);
+    expect(() => new DeadlineScheduler({ slots: 1.5 })).toThrow(RangeError);
+    expect(() => new DeadlineScheduler({ slots: 1 }).submit({ kind: 'x', workClass: 'deadline', deadline: Number.NaN, run: async () => 1 })).toThrow(RangeError);
+  });
+});
