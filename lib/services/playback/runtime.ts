@@ -97,18 +97,23 @@ export type InFlightEncode = {
 export const inFlightEncodes = (): Map<string, InFlightEncode> =>
   processSingleton('in-flight-encodes', () => new Map<string, InFlightEncode>());
 
+/** Nobody waits for it, no stream expects it, and neither background rungs nor fill want it. */
+export const isUnwanted = (flight: InFlightEncode): boolean =>
+  flight.viewers === 0 && flight.prefetchFor.size === 0 && !flight.wantedInBackground;
+
 /** Drops an encode nobody wants any more: queued, or running (its ffmpeg is killed). */
 export const dropEncode = (flight: InFlightEncode, reason: string): void => {
   flight.dropped = true;
   flight.work.cancel(new Error(reason));
 };
 
-// A stream that went silent leaves: the prefetches made for it alone are dropped.
+// A stream that left (went silent, or moved to another rung) no longer expects these encodes:
+// those made for it alone are dropped.
 const releasePrefetchesOf = (stream: ViewerStream, keep: (flight: InFlightEncode) => boolean, reason: string) => {
   for (const flight of inFlightEncodes().values()) {
     if (!flight.prefetchFor.has(stream.id) || keep(flight)) continue;
     flight.prefetchFor.delete(stream.id);
-    if (flight.kind === 'prefetch' && flight.prefetchFor.size === 0 && flight.viewers === 0 && !flight.wantedInBackground) dropEncode(flight, reason);
+    if (isUnwanted(flight)) dropEncode(flight, reason);
   }
 };
 

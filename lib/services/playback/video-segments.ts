@@ -18,6 +18,7 @@ import {
   ENCODE_PRIORITY,
   encoderScheduler,
   inFlightEncodes,
+  isUnwanted,
   segmentCache,
   viewerStreams,
   type EncodeKind,
@@ -226,8 +227,7 @@ const watchViewer = (flight: InFlightEncode, viewer: AbortSignal): (() => void) 
   };
   const onAbort = () => {
     leave();
-    const unwanted = flight.viewers === 0 && flight.prefetchFor.size === 0 && !flight.wantedInBackground;
-    if (unwanted && flight.kind === 'onDemand') dropEncode(flight, 'the viewer went away');
+    if (isUnwanted(flight)) dropEncode(flight, 'the viewer went away');
   };
   if (viewer.aborted) onAbort();
   else viewer.addEventListener('abort', onAbort, { once: true });

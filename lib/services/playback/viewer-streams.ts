@@ -55,16 +55,18 @@ export type NotedRequest = {
 // A player with a full buffer still asks for a segment every few seconds; one silent this long
 // has stopped (paused, closed, or seeked and now counted as a new stream).
 export const VIEWER_GONE_MS = 30_000;
+const SWEEP_INTERVAL_MS = 5_000;
 
 export class ViewerStreams {
   private readonly byClientAsset = new Map<string, ViewerStream[]>();
   private nextId = 0;
-  private notesSinceSweep = 0;
+  private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: { goneAfterMs?: number; onGone?: (stream: ViewerStream) => void } = {}) {}
 
   note({ clientKey, assetId, track, rung, index, start, now }: SegmentRequestNote): NotedRequest {
-    if (++this.notesSinceSweep >= 1_000) this.sweep(now);
+    // Requests drive the sweeping, so no timer is needed; with no requests, nothing is waiting.
+    if (now - this.lastSweepAt >= SWEEP_INTERVAL_MS) this.sweep(now);
     const groupKey = `${clientKey}\n${assetId}`;
     const group = (this.byClientAsset.get(groupKey) ?? []).filter((stream) => this.isActive(stream, now) || (this.gone(stream), false));
     const continuing = (candidate: ViewerStream) => candidate.track === track && candidate.lastIndex === index - 1;
@@ -111,7 +113,7 @@ export class ViewerStreams {
 
   /** Drops the streams that have gone silent, telling `onGone` about each. */
   sweep(now: number): void {
-    this.notesSinceSweep = 0;
+    this.lastSweepAt = now;
     for (const [key, group] of this.byClientAsset) {
       const active = group.filter((stream) => this.isActive(stream, now) || (this.gone(stream), false));
       if (active.length === 0) this.byClientAsset.delete(key);
