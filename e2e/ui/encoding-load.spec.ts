@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { Api, expectApiError, type ApiResponse } from '../support/api';
+import { Api, basicAuth, expectApiError, type ApiResponse } from '../support/api';
 import { createAdmin, screenshot, signIn } from '../support/dashboard';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
 import type { KeyframeServer } from '../support/keyframe-server';
@@ -67,6 +67,10 @@ test('GET /api/encoding-load answers 200 to a dashboard session', async ({ page 
   await signIn(page, keyframe);
   const response = await page.request.get(keyframe.url('/api/encoding-load'));
   expectEncodingLoad({ status: response.status(), headers: new Headers(response.headers()), json: await response.json(), text: '' });
+
+  // Credentials that are sent decide alone, even next to a valid session cookie.
+  const wrongToken = await page.request.get(keyframe.url('/api/encoding-load'), { headers: { authorization: basicAuth({ id: 'nope', secret: 'wrong' }) } });
+  expect(wrongToken.status()).toBe(401);
 });
 
 const strip = (page: Page) => page.getByTestId('encoding-load-strip');
