@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import parseRange from 'range-parser';
 import { processSingleton } from '../utils/process-singleton';
 import type { GrowingFile } from './growing-file';
+import { untilWritable } from '../utils/until-writable';
 
 // Lets ffmpeg and ffprobe read an input that is still downloading, through a loopback HTTP URL
 // that behaves like a complete file: any byte range can be asked for, and bytes that have not
@@ -87,12 +88,7 @@ const serveEntry = async (entry: Entry, request: http.IncomingMessage, response:
       const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(length), 0, length, position);
       if (bytesRead === 0) throw new Error('the partial file is shorter than recorded');
       position += bytesRead;
-      if (!response.write(buffer.subarray(0, bytesRead))) {
-        await new Promise<void>((resolve) => {
-          response.once('drain', resolve);
-          response.once('close', resolve);
-        });
-      }
+      if (!response.write(buffer.subarray(0, bytesRead))) await untilWritable(response);
     }
     response.end();
   } finally {

@@ -1,6 +1,7 @@
 import { read } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
+import { untilWritable } from '../../utils/until-writable';
 
 // Sends bytes [start, end] of an open file to a response with positional reads into a small pool
 // of reusable buffers: a buffer goes back to the pool once the socket has flushed it, so serving
@@ -23,17 +24,6 @@ const giveBack = (buffer: Buffer) => {
 
 const readAt = promisify(read);
 
-const writable = (response: ServerResponse) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.once('drain', done);
-    response.once('close', done);
-  });
-
 export const sendFileRange = async (fd: number, start: number, end: number, response: ServerResponse): Promise<void> => {
   let position = start;
   while (position <= end) {
@@ -55,7 +45,7 @@ export const sendFileRange = async (fd: number, start: number, end: number, resp
       response.end(chunk, () => giveBack(buffer));
       return;
     }
-    if (!response.write(chunk, () => giveBack(buffer))) await writable(response);
+    if (!response.write(chunk, () => giveBack(buffer))) await untilWritable(response);
   }
   response.end();
 };
