@@ -50,7 +50,7 @@ const playlistReply = (playlist: PlaybackText) => ({
   text: playlist.text,
   lastModified: playlist.lastModified,
   contentType: CONTENT_TYPES.m3u8,
-  cacheControl: playlistCacheControl(playlist.cacheability),
+  cacheControl: playlist.momentary ? 'no-store' : playlistCacheControl(playlist.cacheability),
 });
 
 const imageReply = (image: ImageFile | StoryboardText): PlaybackReply => {

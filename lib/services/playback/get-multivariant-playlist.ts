@@ -1,6 +1,7 @@
 import { filterLadder, type Rung } from '../../media/hls/ladder';
 import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { getLogger } from '../../log';
+import { affordableRungs, encodersQuiet } from './affordable-rungs';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
 import { LRUCache } from 'lru-cache';
@@ -50,7 +51,9 @@ export const getMultivariantPlaylist = async ({
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };
   const available = await availableRungs(assetId, plan);
-  const rungs = startFirst(filterLadder(available, limits));
+  // Under load a new player is offered only what can be encoded in time (see affordable-rungs.ts).
+  const { rungs: affordable, degraded } = affordableRungs(assetId, plan, filterLadder(available, limits));
+  const rungs = startFirst(affordable);
   warmFirstSegment(assetId, plan, rungs[0]);
   const key = ['multivariant', playbackId, proof ?? '', ...rungs.map((rung) => rung.name)].join('|');
   const text = renderOnce(key, () =>
@@ -60,10 +63,10 @@ export const getMultivariantPlaylist = async ({
     }),
   );
   // A complete ladder never changes again, so the same request can be answered from memory.
-  if (!signed && available.length === plan.rungs.length) {
+  if (!signed && !degraded && available.length === plan.rungs.length) {
     publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0] });
   }
-  return { text, cacheability, lastModified: readyAt };
+  return { text, cacheability, lastModified: readyAt, momentary: degraded };
 };
 
 // Public multivariant requests already answered once with a complete ladder: which rendered
@@ -89,7 +92,8 @@ export const storedMultivariantPlaylist = ({
 }): PlaybackText | null => {
   const target = peekPublicPlayback(playbackId);
   const known = target && publicMultivariants().get(publicRequestKey(playbackId, maxResolution, minResolution));
-  if (!target || !known) return null;
+  // Under load the full path decides which rungs can be offered.
+  if (!target || !known || !encodersQuiet()) return null;
   if (known.startRung && target.plan.video && !storedVideoSegment(target.assetId, known.startRung, 0)) return null;
   const text = peekRendered(known.key);
   return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };

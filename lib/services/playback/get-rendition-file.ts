@@ -1,6 +1,8 @@
 import { ApiError, notFound } from '../../errors/api-error';
 import { getLogger } from '../../log';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
+import type { Rung } from '../../media/hls/ladder';
+import { shouldSteerToCheaperRung } from './affordable-rungs';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
 import { resolvePlayback, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
@@ -73,6 +75,9 @@ export const getRenditionFile = async ({
     prefetchFollowing({ assetId, plan, rung, index, stream });
     return { path: stored, cacheability };
   }
+  // A starting player waits for its first segment anyway: it may take as long as it lasts.
+  const due = isNew ? deadline + segment.duration * 1000 : deadline;
+  if (shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline: due, now })) throw steerToCheaperRung(rung, index);
   const signal = viewer?.();
   try {
     const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, deadline, viewer: signal });
@@ -88,6 +93,20 @@ export const getRenditionFile = async ({
     });
   }
 };
+
+// Players take a 4xx on a segment as "this variant is failing" and fetch the same segment from
+// the next lower one without retrying (hls.js's error controller; a 5xx would be retried on the
+// same variant first), so the refusal is answered at once and costs the viewer one round trip.
+const steerToCheaperRung = (rung: Rung, index: number) =>
+  new ApiError(
+    'too_many_requests',
+    `Segment ${index} of ${rung.name} cannot be encoded in time right now; a lower rendition can. Retry this rendition later.`,
+    { 'retry-after': String(STEER_RETRY_AFTER_SECONDS) },
+  );
+
+// How long a player should stay off a rung it was steered away from: about how long an overload
+// from a burst of new viewers lasts.
+const STEER_RETRY_AFTER_SECONDS = 10;
 
 // The file named by getRenditionFile was gone when it was opened (deleted behind the rendition
 // cache's back): forget it, so the next look finds it missing and encodes it again.

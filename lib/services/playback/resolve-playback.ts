@@ -28,7 +28,9 @@ export type Cacheability = { scope: 'public' | 'private'; expiresAt: number | nu
 
 // What playback services hand to the HTTP layer: a stored file, or text made from the plan.
 export type PlaybackFile = { path: string; cacheability: Cacheability };
-export type PlaybackText = { text: string; cacheability: Cacheability; lastModified: Date };
+// `momentary`: the text reflects the encoders' load right now (a ladder cut down to what can be
+// encoded in time), so nothing may keep it.
+export type PlaybackText = { text: string; cacheability: Cacheability; lastModified: Date; momentary?: boolean };
 
 export type PlaybackTarget = {
   assetId: string;

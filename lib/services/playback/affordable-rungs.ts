@@ -1,0 +1,77 @@
+import type { Rung } from '../../media/hls/ladder';
+import { encodeCostPerMediaSecond } from './encode-costs';
+import type { PlaybackPlan } from './playback-plan';
+import { encoderScheduler, estimatedStartMs, inFlightEncodes } from './runtime';
+import { storedVideoSegment } from './video-segments';
+
+// Degrading gracefully when the encoders are over capacity: rather than let every viewer miss,
+// steer viewers to rungs that can be made in time. A rung is affordable for a segment when the
+// queue ahead of that segment's deadline plus the rung's measured cost still finishes by the
+// deadline, or when the segment is already stored (serving it costs no encoder). The cheapest
+// rung is always kept: there is nothing to steer its viewers to.
+
+const pixels = (rung: Rung) => rung.width * rung.height;
+
+/** No viewer work is queued or running (idle fill yields at once): every rung is affordable. */
+export const encodersQuiet = (): boolean => {
+  const scheduler = encoderScheduler();
+  return (scheduler.running() === 0 && scheduler.queued() === 0) || scheduler.quietForMs() > 0;
+};
+
+/** Whether an encode of `mediaSeconds` of `rung`, queued now with `deadline`, would finish by it. */
+const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number, now: number): boolean => {
+  const cost = encodeCostPerMediaSecond(rung.name);
+  // Nothing comparable measured yet: there is no evidence to refuse on.
+  if (!cost) return true;
+  return now + estimatedStartMs(deadline) + cost.secondsPerMediaSecond * mediaSeconds * 1000 <= deadline;
+};
+
+const isServable = (assetId: string, rung: Rung, index: number, mediaSeconds: number, deadline: number, now: number): boolean =>
+  storedVideoSegment(assetId, rung, index) !== null ||
+  inFlightEncodes().has(`${assetId}/${rung.name}/${index}`) ||
+  finishesInTime(rung, mediaSeconds, deadline, now);
+
+/**
+ * The rungs a new player may be offered now: those whose first segment is stored, or can be
+ * encoded in real time behind the current queue (due within its own duration). `degraded` when
+ * any was left out, so the answer must not be cached for long.
+ */
+export const affordableRungs = (assetId: string, plan: PlaybackPlan, rungs: Rung[], now = Date.now()): { rungs: Rung[]; degraded: boolean } => {
+  const first = plan.video?.segments[0];
+  if (!first || rungs.length <= 1 || encodersQuiet()) return { rungs, degraded: false };
+  const cheapest = rungs.reduce((best, rung) => (pixels(rung) < pixels(best) ? rung : best));
+  const deadline = now + first.duration * 1000;
+  const kept = rungs.filter((rung) => rung === cheapest || isServable(assetId, rung, 0, first.duration, deadline, now));
+  return { rungs: kept, degraded: kept.length < rungs.length };
+};
+
+/**
+ * Whether a viewer asking for a cold segment of `rung` is better told to take a cheaper one: this
+ * rung cannot make it by the viewer's deadline, and a cheaper rung of the ladder can (or has it
+ * stored). Never for the cheapest rung, nor when no cheaper rung would do better.
+ */
+export const shouldSteerToCheaperRung = ({
+  assetId,
+  plan,
+  rung,
+  index,
+  deadline,
+  now = Date.now(),
+}: {
+  assetId: string;
+  plan: PlaybackPlan;
+  rung: Rung;
+  index: number;
+  deadline: number;
+  now?: number;
+}): boolean => {
+  const segment = plan.video?.segments[index];
+  // With the encoders free this is the player's own adaptation to make: a refusal keeps hls.js off
+  // the rung for the rest of the session (its penalty box does not expire by default).
+  if (!segment || encodersQuiet()) return false;
+  // Already being encoded (a prefetch, another viewer): joining it is the quickest way.
+  if (inFlightEncodes().has(`${assetId}/${rung.name}/${index}`)) return false;
+  const cheaper = plan.rungs.filter((candidate) => !candidate.isBackground && pixels(candidate) < pixels(rung));
+  if (cheaper.length === 0 || finishesInTime(rung, segment.duration, deadline, now)) return false;
+  return cheaper.some((candidate) => isServable(assetId, candidate, index, segment.duration, deadline, now));
+};
