@@ -75,9 +75,10 @@ export const getRenditionFile = async ({
     prefetchFollowing({ assetId, plan, rung, index, stream });
     return { path: stored, cacheability };
   }
-  // A starting player waits for its first segment anyway: it may take as long as it lasts.
-  const due = isNew ? deadline + segment.duration * 1000 : deadline;
-  if (shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline: due, now })) throw steerToCheaperRung(rung, index);
+  // Only a playing viewer is refused: a starting one was offered affordable rungs by the
+  // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
+  // segment loads (e2e/playback/steering.spec.ts).
+  if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline, now })) throw steerToCheaperRung(rung, index);
   const signal = viewer?.();
   try {
     const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, deadline, viewer: signal });
