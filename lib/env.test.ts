@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseEnv } from './env';
@@ -14,6 +15,8 @@ describe('parseEnv', () => {
       ffmpegPath: 'ffmpeg',
       allowPrivateInputUrls: false,
       maxInputDurationSeconds: 43_200,
+      ingestConcurrency: 32,
+      ingestCpuConcurrency: os.availableParallelism(),
     });
   });
 
