@@ -73,7 +73,7 @@ export type ViewerOptions = {
   wallSeconds: number;
   pacing?: PacingPolicy;
   abr?: AbrThresholds;
-  /** A browser opens a few connections per origin; each viewer gets its own. */
+  /** A browser opens a few connections per origin; by default each viewer gets its own six. */
   agent?: http.Agent;
   /** Bodies to keep (e.g. to decode a sample); the others are only counted. */
   keep?: (fetch: { kind: FetchKind; rendition: string; index: number | null }) => boolean;
@@ -116,9 +116,18 @@ export const audioPlaylistUrl = (multivariant: string, playlistUrl: string): str
 };
 
 export const runSimulatedViewer = async (options: ViewerOptions): Promise<ViewerReport> => {
+  if (options.agent) return simulateViewer(options, options.agent);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
+  try {
+    return await simulateViewer(options, agent);
+  } finally {
+    agent.destroy();
+  }
+};
+
+const simulateViewer = async (options: ViewerOptions, agent: http.Agent): Promise<ViewerReport> => {
   const pacing = options.pacing ?? DEFAULT_PACING;
   const abr = options.abr ?? DEFAULT_ABR;
-  const agent = options.agent ?? new http.Agent({ keepAlive: true, maxSockets: 6 });
   const startedAt = performance.now();
   const deadline = startedAt + options.wallSeconds * 1000;
   const elapsed = () => performance.now() - startedAt;
