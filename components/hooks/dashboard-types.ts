@@ -53,3 +53,15 @@ export type WebhookDeliveryJson = {
   last_attempt: { at: string; response_status: number | null; latency_ms: number; error: string | null } | null;
 };
 
+
+// GET /api/encoding-load (the server's EncodingLoad snapshot as it is; see lib/services/playback/encoding-load.ts).
+export type EncodeKind = 'onDemand' | 'prefetch' | 'audio' | 'background';
+export type EncodingLoadJson = {
+  at: string;
+  encoderLimit: number;
+  running: number;
+  queued: number;
+  queuedByKind: Record<EncodeKind, number>;
+  deadlineMisses: number;
+  rungCosts: Array<{ rung: string; samples: number; secondsPerMediaSecond: number }>;
+};

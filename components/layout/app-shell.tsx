@@ -3,6 +3,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import type { ReactNode } from 'react';
+import { EncodingLoadStrip } from '../encoding-load/encoding-load-strip';
 import { Button, FOCUS_RING } from '../ui/button';
 
 const NAV = [
@@ -12,7 +13,7 @@ const NAV = [
   { href: '/webhooks', label: 'Webhooks' },
 ];
 
-// Side navigation on wide screens, a wrapping top bar on phones.
+// Side navigation on wide screens, a wrapping top bar on phones; the encoding load shows in both.
 export function AppShell({
   email,
   signOutAction,
@@ -45,6 +46,10 @@ export function AppShell({
               );
             })}
           </nav>
+          {/* Beside the logo on phones, under the navigation on wide screens: on every page, where an operator looks. */}
+          <div className="min-w-0 md:mt-6">
+            <EncodingLoadStrip />
+          </div>
           <form action={signOutAction} className="flex items-center gap-2 md:mt-8 md:flex-col md:items-start">
             <span className="max-w-[12rem] truncate text-xs text-zinc-500" title={email}>
               {email}

@@ -26,7 +26,7 @@ type ApiOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> =
   rateLimitKey?: (args: HandlerArgs<z.output<P>, z.output<Q>, z.output<B>>) => string;
 };
 
-const unauthorized = () =>
+export const unauthorized = () =>
   new ApiError('unauthorized', 'Unauthorized request', { 'www-authenticate': 'Basic realm="Keyframe API"' });
 
 export const authenticate = async (request: Request): Promise<AuthenticatedToken> => {

@@ -16,11 +16,15 @@ type HandlerArgs<P, Q, B> = { request: Request; user: DashboardUser; params: P; 
 
 type DashboardOptions<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = { params?: P; query?: Q; body?: B };
 
+export const sessionUser = async (): Promise<DashboardUser | null> => {
+  const user = (await auth())?.user;
+  return user?.id && user.email ? { id: user.id, email: user.email } : null;
+};
+
 const requireUser = async (): Promise<DashboardUser> => {
-  const session = await auth();
-  const user = session?.user;
-  if (!user?.id || !user.email) throw new ApiError('unauthorized', 'Sign in to use the dashboard');
-  return { id: user.id, email: user.email };
+  const user = await sessionUser();
+  if (!user) throw new ApiError('unauthorized', 'Sign in to use the dashboard');
+  return user;
 };
 
 // Cookies are SameSite=Lax already; refusing a foreign Origin on writes is a second, cheap guard.

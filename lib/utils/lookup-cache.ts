@@ -23,6 +23,11 @@ export class LookupCache<V extends object> {
     return loaded;
   }
 
+  /** The cached value, without loading: for callers that must not wait. */
+  peek(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
   forget(key: string): void {
     this.epoch++;
     this.entries.delete(key);

@@ -146,13 +146,17 @@ const encodeText = (text: string) => {
 /** Thrown (as the `code` of an error) when the file to send no longer exists. */
 export const isMissingFile = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
+type TextReply = Extract<PlaybackReply, { text: string }>;
+
+/** Text needs no I/O, so it is written synchronously: a cached playlist is answered in its request's tick. */
+export const sendTextReply = (request: IncomingMessage, response: ServerResponse, reply: TextReply): void => {
+  const { body, etag } = encodeText(reply.text);
+  const span = writeHead(request, response, reply, { size: body.length, etag, lastModified: reply.lastModified }, false);
+  if (span) response.end(body.subarray(span.start, span.end + 1));
+};
+
 export const sendPlaybackReply = async (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply): Promise<void> => {
-  if ('text' in reply) {
-    const { body, etag } = encodeText(reply.text);
-    const span = writeHead(request, response, reply, { size: body.length, etag, lastModified: reply.lastModified }, false);
-    if (span) response.end(body.subarray(span.start, span.end + 1));
-    return;
-  }
+  if ('text' in reply) return sendTextReply(request, response, reply);
   // Opened before anything is written, so a file missing now is still the caller's to handle.
   const { file, release } = await openFiles.acquire(reply.filePath);
   try {

@@ -7,9 +7,9 @@ import { getStoryboardImage } from '../../services/images/get-storyboard-image';
 import { getStoryboardMetadata } from '../../services/images/get-storyboard-metadata';
 import { getThumbnail } from '../../services/images/get-thumbnail';
 import type { ImageFile, StoryboardText } from '../../services/images/image-file';
-import { getMultivariantPlaylist } from '../../services/playback/get-multivariant-playlist';
+import { getMultivariantPlaylist, storedMultivariantPlaylist } from '../../services/playback/get-multivariant-playlist';
 import { forgetMissingRenditionFile, getRenditionFile } from '../../services/playback/get-rendition-file';
-import { getRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
+import { getRenditionPlaylist, storedRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
 import type { PlaybackAccess, PlaybackText } from '../../services/playback/resolve-playback';
 import { ApiError, isApiError, notFound } from '../api-error';
 import {
@@ -20,7 +20,7 @@ import {
   storyboardTextCacheControl,
 } from './playback-headers';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
-import { isMissingFile, sendPlaybackError, sendPlaybackReply, type PlaybackReply } from './send-playback-reply';
+import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
 
 // The playback host, answered by the Node server before Next.js routing: playlists, segments and
 // images, public or signed, with Mux's delivery status codes. Resolving a playback ID reads an
@@ -46,7 +46,7 @@ const accessFor = ({ query, request }: PlaybackRequest, audience: PlaybackAudien
   userAgent: request.headers['user-agent'] ?? null,
 });
 
-const playlistReply = (playlist: PlaybackText): PlaybackReply => ({
+const playlistReply = (playlist: PlaybackText) => ({
   text: playlist.text,
   lastModified: playlist.lastModified,
   contentType: CONTENT_TYPES.m3u8,
@@ -105,6 +105,19 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
   }
 };
 
+// Players poll playlists; a public one already rendered is answered without a single await. Since
+// Next.js enables AsyncLocalStorage (an async hook on every promise in Node 20), each promise on this
+// path costs measurably at tens of thousands of requests a second.
+const storedPlaylist = (path: PlaybackPath, query: URLSearchParams): PlaybackText | null => {
+  if (path.kind === 'rendition-playlist') return storedRenditionPlaylist({ playbackId: path.playbackId, rendition: path.rendition });
+  if (path.kind !== 'multivariant') return null;
+  return storedMultivariantPlaylist({
+    playbackId: path.playbackId,
+    maxResolution: query.get('max_resolution') ?? undefined,
+    minResolution: query.get('min_resolution') ?? undefined,
+  });
+};
+
 const answer = async (playback: PlaybackRequest, response: ServerResponse): Promise<void> => {
   try {
     const reply = await replyFor(playback);
@@ -141,6 +154,11 @@ export const servePlayback = (request: IncomingMessage, response: ServerResponse
     return true;
   }
   const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+  const stored = storedPlaylist(path, query);
+  if (stored) {
+    sendTextReply(request, response, playlistReply(stored));
+    return true;
+  }
   const viewer = () => {
     const controller = new AbortController();
     if (response.destroyed && !response.writableFinished) controller.abort();

@@ -3,8 +3,10 @@ import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { getLogger } from '../../log';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
-import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
-import { renderOnce } from './rendered-playlists';
+import { LRUCache } from 'lru-cache';
+import { processSingleton } from '../../utils/process-singleton';
+import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
+import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY } from './runtime';
 import { ensureVideoSegment, storedVideoSegment } from './video-segments';
 
@@ -47,7 +49,8 @@ export const getMultivariantPlaylist = async ({
   const limits = signed
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };
-  const rungs = startFirst(filterLadder(await availableRungs(assetId, plan), limits));
+  const available = await availableRungs(assetId, plan);
+  const rungs = startFirst(filterLadder(available, limits));
   warmFirstSegment(assetId, plan, rungs[0]);
   const key = ['multivariant', playbackId, proof ?? '', ...rungs.map((rung) => rung.name)].join('|');
   const text = renderOnce(key, () =>
@@ -56,5 +59,38 @@ export const getMultivariantPlaylist = async ({
       audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
     }),
   );
+  // A complete ladder never changes again, so the same request can be answered from memory.
+  if (!signed && available.length === plan.rungs.length) {
+    publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0] });
+  }
   return { text, cacheability, lastModified: readyAt };
+};
+
+// Public multivariant requests already answered once with a complete ladder: which rendered
+// playlist they get, and the rung a player starts on.
+const publicMultivariants = () =>
+  processSingleton('public-multivariants', () => new LRUCache<string, { key: string; startRung: Rung | undefined }>({ max: 50_000 }));
+
+const publicRequestKey = (playbackId: string, maxResolution: string | undefined, minResolution: string | undefined) =>
+  `${playbackId}|${maxResolution ?? ''}|${minResolution ?? ''}`;
+
+/**
+ * A public multivariant playlist answered before, without waiting for anything; else null. Null
+ * too while the first segment of its start rung is not stored, so the full path warms it.
+ */
+export const storedMultivariantPlaylist = ({
+  playbackId,
+  maxResolution,
+  minResolution,
+}: {
+  playbackId: string;
+  maxResolution?: string;
+  minResolution?: string;
+}): PlaybackText | null => {
+  const target = peekPublicPlayback(playbackId);
+  const known = target && publicMultivariants().get(publicRequestKey(playbackId, maxResolution, minResolution));
+  if (!target || !known) return null;
+  if (known.startRung && target.plan.video && !storedVideoSegment(target.assetId, known.startRung, 0)) return null;
+  const text = peekRendered(known.key);
+  return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };

@@ -5,8 +5,8 @@ import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';
 import type { PlaybackPlan } from './playback-plan';
 import { processSingleton } from '../../utils/process-singleton';
-import { renderOnce } from './rendered-playlists';
-import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
+import { peekRendered, renderOnce } from './rendered-playlists';
+import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
@@ -49,7 +49,17 @@ export const getRenditionPlaylist = async ({
     isAudio ? renderAudioPlaylist(audioSegmentDurations(plan, audioCount), proof) : renderVideoPlaylist(plan, rendition, proof);
   // An audio playlist still being encoded may change; it is rendered each time until then.
   if (isAudio && audioCount === null) return reply(render());
-  return reply(renderOnce(`media|${assetId}|${rendition}|${proof ?? ''}`, render));
+  return reply(renderOnce(mediaPlaylistKey(assetId, rendition, proof), render));
+};
+
+const mediaPlaylistKey = (assetId: string, rendition: string, proof: string | null) => `media|${assetId}|${rendition}|${proof ?? ''}`;
+
+/** A public rendition playlist already rendered, answered without waiting for anything; else null. */
+export const storedRenditionPlaylist = ({ playbackId, rendition }: { playbackId: string; rendition: string }): PlaybackText | null => {
+  const target = peekPublicPlayback(playbackId);
+  if (!target) return null;
+  const text = peekRendered(mediaPlaylistKey(target.assetId, rendition, null));
+  return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };
 
 const renderAudioPlaylist = (durations: number[], proof: string | null): string =>

@@ -46,6 +46,9 @@ export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord |
     (record) => record.status === 'ready' && record.plan !== null,
   );
 
+/** The record when it is already in memory (a playable asset looked up recently), else undefined. */
+export const peekPlaybackRecord = (playbackId: string): PlaybackRecord | undefined => records().peek(playbackId);
+
 export const forgetPlaybackId = (playbackId: string): void => records().forget(playbackId);
 
 export const forgetAssetPlayback = (assetId: string): void => records().forgetWhere((record) => record.assetId === assetId);

@@ -12,6 +12,9 @@ const rendered = () =>
     () => new LRUCache<string, string>({ max: 40_000, maxSize: 128 * 1024 * 1024, sizeCalculation: (text) => text.length }),
   );
 
+/** A playlist already rendered under `key`, else undefined. */
+export const peekRendered = (key: string): string | undefined => rendered().get(key);
+
 export const renderOnce = (key: string, render: () => string): string => {
   let text = rendered().get(key);
   if (text === undefined) {

@@ -8,7 +8,7 @@ import { isWellFormedId } from '../../utils/ids';
 import { findRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { findSigningPublicKey } from '../signing-keys/get-signing-key';
 import type { PlaybackPlan } from './playback-plan';
-import { findPlaybackRecord } from './playback-records';
+import { findPlaybackRecord, peekPlaybackRecord } from './playback-records';
 
 // Who is asking: the `token` (or `TOKEN`) query parameter, the proof carried by URLs inside a
 // signed playlist, and the headers playback restrictions look at.
@@ -98,6 +98,17 @@ export const resolvePlayback = async ({ playbackId, access }: { playbackId: stri
     claims,
     proof,
   };
+};
+
+const PUBLIC_ACCESS = { claims: {}, proof: null, cacheability: { scope: 'public', expiresAt: null } } as const;
+
+// The target of a public playback ID whose record is already in memory, without waiting for
+// anything: a player polling a cached playlist is answered in the same tick as its request. Anything
+// else (signed, not looked up yet, not ready) is null and goes through resolvePlayback.
+export const peekPublicPlayback = (playbackId: string): PlaybackTarget | null => {
+  const found = peekPlaybackRecord(playbackId);
+  if (!found || found.policy !== 'public' || found.status !== 'ready' || !found.plan) return null;
+  return { assetId: found.assetId, plan: found.plan, readyAt: found.readyAt ?? new Date(0), signed: false, ...PUBLIC_ACCESS };
 };
 
 // Appends the proof of a signed playlist to a URL it lists.
