@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { whenIngestCpuHasRoom } from '../../services/ingest/ingest-cpu-slots';
 import { encodeBackgroundRungs } from '../../services/playback/encode-background-rungs';
 import { defineJob } from '../define-job';
 import { postReadyEncodeSlots } from './post-ready-encode-slots';
@@ -9,6 +10,9 @@ export const encodeBackgroundRungsJob = defineJob({
   payloadSchema: z.object({ assetId: z.string() }),
   maxAttempts: 3,
   slots: postReadyEncodeSlots,
-  run: async ({ assetId }, { signal }) =>
-    withAssetCancellation(assetId, signal, (assetSignal) => encodeBackgroundRungs({ assetId, signal: assetSignal })),
+  // Nobody waits for these rungs; assets still being checked get the cores first.
+  run: async ({ assetId }, { signal }) => {
+    await whenIngestCpuHasRoom(signal);
+    await withAssetCancellation(assetId, signal, (assetSignal) => encodeBackgroundRungs({ assetId, signal: assetSignal }));
+  },
 });
