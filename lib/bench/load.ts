@@ -11,8 +11,9 @@ import { errorMessage, percentile, round, sleep } from './stats';
 
 // Just-in-time encoding under load, on a server of its own with the default settings (prefetch on),
 // as a new user meets it:
-//  1. fresh: `assets` assets are created at once from one input; the moment each is ready, its
-//     `viewersPerAsset` simulated viewers (simulated-viewer.ts) start on it, for `wallSeconds`;
+//  1. fresh: `assets` assets are created at once from one input; the moment the last is ready,
+//     `viewersPerAsset` simulated viewers (simulated-viewer.ts) start on each, for `wallSeconds`
+//     (nothing of them is encoded yet: the issue's "made ready the moment before");
 //  2. cached: every segment of every rung of those assets is fetched once (untimed), then the same
 //     viewers play them again;
 //  3. burst: `burstCreates` assets are created at once from the input; how long until the last is
@@ -96,8 +97,8 @@ const READY_TIMEOUT_MS = 10 * 60_000;
 
 type Settled = { assetId: string; row: AssetRow | null; seenAt: number };
 
-/** Polls the database until every asset is ready or errored (or the timeout); reports each as it settles. */
-const waitForSettled = async (db: AssetDb, assetIds: string[], onSettled: (settled: Settled) => void = () => undefined): Promise<Settled[]> => {
+/** Polls the database until every asset is ready or errored (or the timeout). */
+const waitForSettled = async (db: AssetDb, assetIds: string[]): Promise<Settled[]> => {
   const settled = new Map<string, Settled>();
   const deadline = performance.now() + READY_TIMEOUT_MS;
   while (settled.size < assetIds.length && performance.now() < deadline) {
@@ -105,9 +106,7 @@ const waitForSettled = async (db: AssetDb, assetIds: string[], onSettled: (settl
       if (settled.has(assetId)) continue;
       const row = db.row(assetId);
       if (row?.status === 'ready' || row?.status === 'errored') {
-        const entry = { assetId, row, seenAt: performance.now() };
-        settled.set(assetId, entry);
-        onSettled(entry);
+        settled.set(assetId, { assetId, row, seenAt: performance.now() });
       }
     }
     if (settled.size < assetIds.length) await sleep(DB_POLL_MS);
@@ -138,21 +137,19 @@ const summariseCreates = (startedAt: number, created: Array<CreatedAsset | Error
   };
 };
 
-/** Creates `count` assets at once; `onReady` runs for each the moment it is seen ready. */
+/** Creates `count` assets at once and waits until each is ready or errored. */
 const createAtOnce = async ({
   server,
   token,
   db,
   inputUrl,
   count,
-  onReady = () => undefined,
 }: {
   server: KeyframeServer;
   token: AccessToken;
   db: AssetDb;
   inputUrl: string;
   count: number;
-  onReady?: (asset: CreatedAsset, index: number) => void;
 }): Promise<{ result: CreateBurstResult; assets: Array<CreatedAsset | Error> }> => {
   const startedAt = performance.now();
   let lastCreatedAt: number | null = null;
@@ -171,11 +168,6 @@ const createAtOnce = async ({
   const settled = await waitForSettled(
     db,
     assets.map((asset) => asset.assetId),
-    ({ assetId, row }) => {
-      const index = assets.findIndex((asset) => asset.assetId === assetId);
-      const asset = assets[index];
-      if (asset && row?.status === 'ready') onReady(asset, index);
-    },
   );
   return { result: summariseCreates(startedAt, created, lastCreatedAt, settled), assets: created };
 };
@@ -314,19 +306,12 @@ export const measureLoadOnFreshServer = async ({
     const inputUrl = files.url('load-input.mp4');
     const viewers = options.assets * options.viewersPerAsset;
 
-    // 1. fresh: viewers start on each asset the moment it is ready.
-    log(`load: creating ${options.assets} assets at once; ${options.viewersPerAsset} viewers start on each as soon as it is ready…`);
-    const freshLoad = pollEncodingLoad({ baseUrl: server.baseUrl, token });
-    const freshViewers: Array<Promise<{ asset: number; viewer: number; report: ViewerReport }>> = [];
-    const { result: creates, assets } = await createAtOnce({
-      server,
-      token,
-      db,
-      inputUrl,
-      count: options.assets,
-      onReady: (asset, index) => freshViewers.push(...runViewers(server.baseUrl, asset.playbackId, index, options.viewersPerAsset, options.wallSeconds)),
-    });
+    // 1. fresh: the viewers start the moment the assets are ready.
+    log(`load: creating ${options.assets} assets at once; ${options.viewersPerAsset} viewers start on each the moment all are ready…`);
+    const { result: creates, assets } = await createAtOnce({ server, token, db, inputUrl, count: options.assets });
     const playbackIds = assets.filter((asset): asset is CreatedAsset => !(asset instanceof Error)).map((asset) => asset.playbackId);
+    const freshLoad = pollEncodingLoad({ baseUrl: server.baseUrl, token });
+    const freshViewers = playbackIds.flatMap((playbackId, asset) => runViewers(server.baseUrl, playbackId, asset, options.viewersPerAsset, options.wallSeconds));
     log(`load: ${creates.ready}/${options.assets} ready, the last ${creates.firstCreateToLastReadyMs} ms after the first create; ${freshViewers.length} viewers running…`);
     const freshReports = await Promise.all(freshViewers);
     const freshEncoding = await freshLoad.stop();

@@ -464,8 +464,8 @@ const renderLoad = (value: LoadResult): string[] => {
     `${formatMs(entry.perAssetReadyMs.p50)} / ${formatMs(entry.perAssetReadyMs.p90)}`,
   ];
   return [
-    `Input: ${value.input}; a server of its own with default settings. **Fresh:** ${options.assets} assets created at once; the moment each is ready, ` +
-      `${options.viewersPerAsset} simulated viewers start on it (${options.assets * options.viewersPerAsset} in all, for up to ${options.wallSeconds} s). A viewer fetches what hls.js would: ` +
+    `Input: ${value.input}; a server of its own with default settings. **Fresh:** ${options.assets} assets created at once; the moment the last is ready, ` +
+      `${options.viewersPerAsset} simulated viewers start on each (${options.assets * options.viewersPerAsset} in all, for up to ${options.wallSeconds} s). A viewer fetches what hls.js would: ` +
       'the multivariant playlist, the first-listed variant\'s playlist and the audio playlist, both init segments, then each video segment with the audio segment(s) it needs, ' +
       'as fast as possible until 10 s are buffered (playback starts: startup), then at real-time pace (the next segment once less than 10 s are ahead, never more than 30 s). ' +
       'ABR: one rung down when a video segment took more than 80 % of its duration, one up when under 30 %. A stall is the playhead reaching the end of the buffer after the start. ' +
