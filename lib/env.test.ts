@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseEnv } from './env';
@@ -15,6 +16,8 @@ describe('parseEnv', () => {
       allowPrivateInputUrls: false,
       maxInputDurationSeconds: 43_200,
       fillIdleEncoders: true,
+      ingestConcurrency: 32,
+      ingestCpuConcurrency: os.availableParallelism(),
     });
   });
 

@@ -41,7 +41,10 @@ const rawEnvSchema = z.object({
   MAX_INPUT_BYTES: positiveInt(50 * 1024 ** 3),
   MAX_INPUT_DURATION_SECONDS: positiveInt(12 * 60 * 60),
   INPUT_DOWNLOAD_TIMEOUT_SECONDS: positiveInt(60 * 60),
-  INGEST_CONCURRENCY: positiveInt(Math.max(1, Math.min(2, os.availableParallelism()))),
+  // An ingest mostly waits on the network (the download, range requests); its CPU work (ffprobe and
+  // the decode checks) is short and has slots of its own, sized to the cores.
+  INGEST_CONCURRENCY: positiveInt(32),
+  INGEST_CPU_CONCURRENCY: positiveInt(os.availableParallelism()),
   JIT_ENCODE_CONCURRENCY: positiveInt(os.availableParallelism()),
   RENDITION_CACHE_MAX_BYTES: positiveInt(20 * 1024 ** 3),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
@@ -70,7 +73,10 @@ export type Env = {
   maxInputBytes: number;
   maxInputDurationSeconds: number;
   inputDownloadTimeoutMs: number;
+  /** Ingests in flight at once (downloading, waiting for bytes or checking). */
   ingestConcurrency: number;
+  /** Ingests whose CPU-bound steps (probe, decode checks) run at once. */
+  ingestCpuConcurrency: number;
   jitEncodeConcurrency: number;
   renditionCacheMaxBytes: number;
   prefetchSegments: number;
@@ -118,6 +124,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     maxInputDurationSeconds: raw.MAX_INPUT_DURATION_SECONDS,
     inputDownloadTimeoutMs: raw.INPUT_DOWNLOAD_TIMEOUT_SECONDS * 1000,
     ingestConcurrency: raw.INGEST_CONCURRENCY,
+    ingestCpuConcurrency: raw.INGEST_CPU_CONCURRENCY,
     jitEncodeConcurrency: raw.JIT_ENCODE_CONCURRENCY,
     renditionCacheMaxBytes: raw.RENDITION_CACHE_MAX_BYTES,
     prefetchSegments: raw.PREFETCH_SEGMENTS,

@@ -2,6 +2,7 @@ import type { BaselineResult } from './baseline';
 import type { ColdPlaybackResult } from './cold-playback';
 import type { DeliveryOptions, DeliveryResult, DeliveryServerName } from './delivery';
 import type { IdleMemory } from './idle-memory';
+import type { LoadOptions, LoadResult, Spread, ViewerPassResult } from './load';
 import type { BenchInput } from './inputs';
 import type { LoadSnapshot, MachineInfo, PhaseCpu } from './machine';
 import type { SegmentsResult } from './segments';
@@ -27,7 +28,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'cold-playback' | 'delivery';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'cold-playback' | 'delivery' | 'load';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -43,6 +44,7 @@ export type BenchResults = {
     delivery: DeliveryOptions;
     uploadThroughput: { runsPerMethod: number };
     coldPlayback: { runs: number; seconds: number; inputs: string[] };
+    underLoad: LoadOptions & { input: string };
     dbPollMs: number;
   };
   inputs: BenchInput[];
@@ -57,6 +59,8 @@ export type BenchResults = {
   uploadThroughput: PhaseOutcome<UploadThroughputResult>;
   /** hls.js in Chromium plays the first minute of fresh assets (clean and camera-like) on a default server. */
   coldPlayback: PhaseOutcome<ColdPlaybackResult>;
+  /** Simulated viewers on fresh and on cached assets, and a burst of creates, on a server of its own. */
+  underLoad: PhaseOutcome<LoadResult>;
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null; dbPoll: number | null }>;
     timeToReadyRatios: ReadyRatio[];
@@ -73,6 +77,15 @@ export type BenchResults = {
     uploadChunkedMegabytesPerSecond: number | null;
     uploadServerPeakRssMB: number | null;
     coldPlaybackMaxStalls: Record<string, number | null>;
+    underLoad: {
+      freshStalls: number;
+      freshVideoFetchP99Ms: number | null;
+      freshAudioFetchP99Ms: number | null;
+      cachedStalls: number;
+      cachedVideoFetchP99Ms: number | null;
+      cachedAudioFetchP99Ms: number | null;
+      burstFirstCreateToLastReadyMs: number | null;
+    } | null;
   };
   targets: Target[];
   observations: string[];
@@ -388,6 +401,12 @@ export const renderMarkdown = (results: BenchResults): string => {
     );
   }
 
+  parts.push('## Under load: simulated viewers and a burst of creates');
+  const underLoad = results.underLoad;
+  const loadNote = outcomeNote(underLoad);
+  if (loadNote) parts.push(loadNote);
+  if (underLoad.status === 'ok') parts.push(...renderLoad(underLoad.value));
+
   parts.push('## Machine load from other work');
   const percent = (value: number | null) => (value === null ? 'n/a' : `${value} %`);
   parts.push(
@@ -409,4 +428,61 @@ export const renderMarkdown = (results: BenchResults): string => {
     parts.push(results.observations.map((line) => `- ${line}`).join('\n'));
   }
   return `${parts.join('\n\n')}\n`;
+};
+
+const spreadCells = (value: Spread) => `${formatMs(value.p50)} / ${formatMs(value.p90)} / ${formatMs(value.p99)} (max ${formatMs(value.max)}, n=${value.count})`;
+
+const encodingLoadCell = (pass: ViewerPassResult): string => {
+  const load = pass.encodingLoad;
+  if (!load.available) return `not available (${load.reason})`;
+  const kinds = Object.entries(load.maxQueuedByKind).map(([kind, count]) => `${kind} ${count}`).join(', ');
+  const costs = load.rungCostsAtEnd.map((cost) => `${cost.rung} ${round(cost.secondsPerMediaSecond, 2)} s/s (${cost.samples})`).join(', ');
+  return `max queue ${load.maxQueued} (${kinds}), max running ${load.maxRunning} of ${load.encoderLimit}; deadline misses ${load.deadlineMisses}; rung costs at the end: ${costs || 'none'} (${load.samples} samples, every ${load.pollMs} ms)`;
+};
+
+const renderLoad = (value: LoadResult): string[] => {
+  const { options } = value;
+  const pass = (name: string, entry: ViewerPassResult) => [
+    name,
+    `**${entry.stalls}** (${entry.viewersWithStalls} viewers, ${entry.stalledSeconds} s)`,
+    `${formatMs(entry.startupMs.p50)} / ${formatMs(entry.startupMs.p90)}`,
+    spreadCells(entry.videoFetchMs),
+    spreadCells(entry.audioFetchMs),
+    entry.httpErrors,
+    Object.entries(entry.rungsPlayed)
+      .sort(([a], [b]) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
+      .map(([rung, count]) => `${rung}: ${count}`)
+      .join(', '),
+    `${entry.viewersReachedEnd}/${entry.viewers}`,
+  ];
+  const creates = (name: string, entry: LoadResult['burst']) => [
+    name,
+    `${entry.ready}/${entry.creates}`,
+    entry.errored + entry.createErrors,
+    formatMs(entry.createsMs),
+    `**${formatMs(entry.firstCreateToLastReadyMs)}** (server ${formatMs(entry.serverFirstCreateToLastReadyMs)})`,
+    `${formatMs(entry.perAssetReadyMs.p50)} / ${formatMs(entry.perAssetReadyMs.p90)}`,
+  ];
+  return [
+    `Input: ${value.input}; a server of its own with default settings. **Fresh:** ${options.assets} assets created at once; the moment the last is ready, ` +
+      `${options.viewersPerAsset} simulated viewers start on each (${options.assets * options.viewersPerAsset} in all, for up to ${options.wallSeconds} s). A viewer fetches what hls.js would: ` +
+      'the multivariant playlist, the first-listed variant\'s playlist and the audio playlist, both init segments, then each video segment with the audio segment(s) it needs, ' +
+      'as fast as possible until 10 s are buffered (playback starts: startup), then at real-time pace (the next segment once less than 10 s are ahead, never more than 30 s). ' +
+      'ABR: one rung down when a video segment took more than 80 % of its duration, one up when under 30 %. A stall is the playhead reaching the end of the buffer after the start. ' +
+      `**Cached:** every segment of every rung fetched once (${formatMs(value.warmup.ms)}, ${value.warmup.requests} requests, ${value.warmup.errors} errors, rungs ${value.warmup.rungs.join(' ')}), then the same viewers again. ` +
+      `**Burst:** ${options.burstCreates} creates at once on the then idle server.`,
+    table(
+      ['Pass', 'Stalls after start', 'Startup p50 / p90', 'Video fetch p50 / p90 / p99', 'Audio fetch p50 / p90 / p99', 'HTTP errors', 'Video segments per rung', 'Reached the end'],
+      [pass('fresh', value.fresh), pass('cached', value.cached)],
+    ),
+    `Encoding load (GET /api/encoding-load) — fresh: ${encodingLoadCell(value.fresh)}. Cached: ${encodingLoadCell(value.cached)}.`,
+    ...(value.fresh.errorSamples.length + value.cached.errorSamples.length > 0
+      ? [`HTTP errors, e.g.: ${[...value.fresh.errorSamples, ...value.cached.errorSamples].join('; ')}`]
+      : []),
+    table(
+      ['Creates', 'Ready', 'Errored', 'All created (201) after', 'First create → last ready', 'Per asset create → ready p50 / p90'],
+      [creates(`${value.creates.creates} at once (fresh pass)`, value.creates), creates(`${value.burst.creates} at once (burst)`, value.burst)],
+    ),
+    ...(value.burst.errorSamples.length > 0 ? [`Burst errors, e.g.: ${value.burst.errorSamples.join('; ')}`] : []),
+  ];
 };

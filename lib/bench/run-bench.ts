@@ -8,6 +8,7 @@ import { measureColdPlaybackOnFreshServer } from './cold-playback';
 import { DELIVERY_KINDS, measureDelivery, type DeliveryOptions } from './delivery';
 import { keepAliveAgent } from './http';
 import { measureIdleMemory } from './idle-memory';
+import { DEFAULT_LOAD_OPTIONS, measureLoadOnFreshServer, type LoadOptions } from './load';
 import { ensureInput, inputLabel, type BenchInput, type InputSpec } from './inputs';
 import { ensureProductionBuild, KeyframeServer } from './keyframe-server';
 import { machineInfo, phaseMeter, sampleLoad, waitForQuiet, type LoadSnapshot, type PhaseCpu } from './machine';
@@ -25,7 +26,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 // playback) or `--only <part>` (one part alone; see USAGE).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const ONLY = ['time-to-ready', 'delivery', 'cold-playback', 'upload-throughput'] as const;
+const ONLY = ['time-to-ready', 'delivery', 'cold-playback', 'upload-throughput', 'load'] as const;
 type OnlyPart = (typeof ONLY)[number];
 
 const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -41,6 +42,9 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
   --only upload-throughput
                  the direct-upload section: a generated ~1.09 GB file uploaded as one PUT and as
                  32 MiB chunks, MB/s and the server's peak RSS (a few minutes)
+  --only load    just-in-time encoding under load (about 10 min): 10 assets created at once and
+                 50 simulated viewers on them the moment they are ready, the same viewers once every
+                 rung is cached, then 100 creates at once
   --skip-baseline
                  full run without the ffmpeg baseline (it takes minutes)
   --runs N       time-to-ready runs per input (default 3)
@@ -55,6 +59,8 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
                  cold playbacks per input (default 3)
   --upload-runs N
                  1 GiB uploads per method (default 3; 1 with --quick)
+  --load-assets N, --load-viewers-per-asset N, --load-seconds S, --load-creates N
+                 the load phase's scale (default 10 assets, 5 viewers each, 60 s, 100 creates)
   --wait-idle M  before each phase, wait up to M minutes until other work leaves the CPU quiet
                  (3 consecutive 1 s samples under 20 % busy); default 0 (just record the load)
   --out DIR      write results.json and results.md there instead of bench/
@@ -94,6 +100,9 @@ const CAMERA_300_LAST: InputSpec = { kind: 'camera', durationSeconds: LONG_SECON
 const ALL_INPUTS = [CLEAN_30, CAMERA_30_FIRST, CAMERA_30_LAST, CLEAN_300, CAMERA_300_FIRST, CAMERA_300_LAST];
 // Cold playback: a camera file as a phone writes it (moov last) next to the clean one.
 const PLAYBACK_INPUTS = [CLEAN_300, CAMERA_300_LAST];
+// Load: a camera file as a phone writes it, short enough to be played to its end.
+const LOAD_INPUT = CAMERA_30_LAST;
+const LOAD_LIMITS = { cachedFetchP99Ms: 100, burstLastReadyMs: 60_000 };
 
 const benchStartedAt = performance.now();
 const log = (line: string) => process.stderr.write(`[bench +${((performance.now() - benchStartedAt) / 1000).toFixed(1)}s] ${line}\n`);
@@ -165,6 +174,10 @@ const main = async (): Promise<number> => {
       samples: { type: 'string' },
       'ingest-timings': { type: 'boolean', default: false },
       'wait-idle': { type: 'string' },
+      'load-assets': { type: 'string' },
+      'load-viewers-per-asset': { type: 'string' },
+      'load-seconds': { type: 'string' },
+      'load-creates': { type: 'string' },
       out: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -194,6 +207,12 @@ const main = async (): Promise<number> => {
     threads: 1,
     warmupSeconds: 1,
   };
+  const loadOptions: LoadOptions = {
+    assets: positiveInt(values['load-assets'], DEFAULT_LOAD_OPTIONS.assets, 'load-assets'),
+    viewersPerAsset: positiveInt(values['load-viewers-per-asset'], DEFAULT_LOAD_OPTIONS.viewersPerAsset, 'load-viewers-per-asset'),
+    wallSeconds: positiveInt(values['load-seconds'], DEFAULT_LOAD_OPTIONS.wallSeconds, 'load-seconds'),
+    burstCreates: positiveInt(values['load-creates'], DEFAULT_LOAD_OPTIONS.burstCreates, 'load-creates'),
+  };
   const waitIdleMinutes = values['wait-idle'] === undefined ? 0 : Number(values['wait-idle']);
   if (!Number.isFinite(waitIdleMinutes) || waitIdleMinutes < 0) throw new Error('--wait-idle takes a number of minutes');
   const loadBefore = (label: string) =>
@@ -211,12 +230,14 @@ const main = async (): Promise<number> => {
   const doDelivery = runsPart('delivery');
   const doUploads = runsPart('upload-throughput');
   const doPlayback = only === 'cold-playback' || (only === undefined && !quick);
+  const doLoad = only === 'load' || (only === undefined && !quick);
   const mainServer = doReady || doSegments || doDelivery;
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
   const neededSpecs = [
     ...readySpecs,
     ...(doSegments || doDelivery ? [CLEAN_30] : []),
     ...(doPlayback ? PLAYBACK_INPUTS : []),
+    ...(doLoad ? [LOAD_INPUT] : []),
     ...(!skipBaseline ? [CLEAN_300] : []),
   ];
   const specs = ALL_INPUTS.filter((spec) => neededSpecs.includes(spec));
@@ -264,6 +285,7 @@ const main = async (): Promise<number> => {
     : { status: 'skipped', reason: 'not reached' };
   let uploadThroughput: BenchResults['uploadThroughput'] = doUploads ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
   let coldPlayback: BenchResults['coldPlayback'] = doPlayback ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
+  let underLoad: BenchResults['underLoad'] = doLoad ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 10 minutes');
 
   // The main server's phases: idle memory, time-to-ready, segments, delivery.
   if (mainServer) {
@@ -373,6 +395,23 @@ const main = async (): Promise<number> => {
     });
   }
 
+  // On a server of its own with default settings, like cold playback.
+  const loadInput = inputOf(LOAD_INPUT);
+  if (doLoad && loadInput) {
+    load.push(await loadBefore('before load'));
+    underLoad = await phase('load', async () => {
+      const { result, serverLogTail: loadServerLogTail } = await measureLoadOnFreshServer({
+        repoRoot: REPO_ROOT,
+        env: values['ingest-timings'] ? { LOG_LEVEL: 'info' } : {},
+        input: { label: loadInput.label, path: loadInput.path },
+        options: loadOptions,
+        log,
+      });
+      serverLogTail = [...serverLogTail, ...loadServerLogTail.map((line) => `[load server] ${line}`)];
+      return result;
+    });
+  }
+
   if (!skipBaseline && longInput) {
     load.push(await loadBefore('before baseline'));
     baseline = await phase('baseline', () =>
@@ -420,6 +459,18 @@ const main = async (): Promise<number> => {
     uploadChunkedMegabytesPerSecond: upload?.medians['32 MiB chunks'].megabytesPerSecond ?? null,
     uploadServerPeakRssMB: upload?.peakRssMB ?? null,
     coldPlaybackMaxStalls: coldPlayback.status === 'ok' ? Object.fromEntries(coldPlayback.value.inputs.map((entry) => [entry.input, entry.maxStalls])) : {},
+    underLoad:
+      underLoad.status === 'ok'
+        ? {
+            freshStalls: underLoad.value.fresh.stalls,
+            freshVideoFetchP99Ms: underLoad.value.fresh.videoFetchMs.p99,
+            freshAudioFetchP99Ms: underLoad.value.fresh.audioFetchMs.p99,
+            cachedStalls: underLoad.value.cached.stalls,
+            cachedVideoFetchP99Ms: underLoad.value.cached.videoFetchMs.p99,
+            cachedAudioFetchP99Ms: underLoad.value.cached.audioFetchMs.p99,
+            burstFirstCreateToLastReadyMs: underLoad.value.burst.firstCreateToLastReadyMs,
+          }
+        : null,
   };
 
   // Whether a target passed follows from its value, limit and direction (null: not measured).
@@ -580,6 +631,83 @@ const main = async (): Promise<number> => {
     }
   }
 
+  if (doLoad) {
+    const value = underLoad.status === 'ok' ? underLoad.value : null;
+    const viewers = value ? `${value.fresh.viewers} viewers on ${value.options.assets} assets` : 'viewers';
+    const segmentMs = (value?.fresh.segmentSeconds ?? 4) * 1000;
+    const passNote = (pass: 'fresh' | 'cached') => {
+      const entry = value?.[pass];
+      return entry
+        ? `${entry.viewersWithStalls} viewer(s) stalled, ${entry.stalledSeconds} s in all; ${entry.httpErrors} HTTP errors; ` +
+            `p50/p90/p99 video ${formatMs(entry.videoFetchMs.p50)}/${formatMs(entry.videoFetchMs.p90)}/${formatMs(entry.videoFetchMs.p99)}, ` +
+            `audio ${formatMs(entry.audioFetchMs.p50)}/${formatMs(entry.audioFetchMs.p90)}/${formatMs(entry.audioFetchMs.p99)}; rungs played ${Object.entries(entry.rungsPlayed).map(([rung, count]) => `${rung} ${count}`).join(', ')}`
+        : undefined;
+    };
+    targets.push(
+      target({
+        id: 'load_fresh_stalls',
+        description: `Under load, fresh: stalls after start, ${viewers} made ready the moment before`,
+        value: value?.fresh.stalls ?? null,
+        limit: 0,
+        unit: 'count',
+        note: passNote('fresh'),
+      }),
+      target({
+        id: 'load_fresh_video_fetch_p99',
+        description: 'Under load, fresh: video segment fetch p99 (limit: the segment duration)',
+        value: value?.fresh.videoFetchMs.p99 ?? null,
+        limit: segmentMs,
+        unit: 'ms',
+      }),
+      target({
+        id: 'load_fresh_audio_fetch_p99',
+        description: 'Under load, fresh: audio segment fetch p99 (limit: the segment duration)',
+        value: value?.fresh.audioFetchMs.p99 ?? null,
+        limit: segmentMs,
+        unit: 'ms',
+      }),
+      target({
+        id: 'load_cached_stalls',
+        description: `Under load, cached ladders: stalls after start, ${viewers}`,
+        value: value?.cached.stalls ?? null,
+        limit: 0,
+        unit: 'count',
+        note: passNote('cached'),
+      }),
+      target({
+        id: 'load_cached_video_fetch_p99',
+        description: 'Under load, cached ladders: video segment fetch p99',
+        value: value?.cached.videoFetchMs.p99 ?? null,
+        limit: LOAD_LIMITS.cachedFetchP99Ms,
+        unit: 'ms',
+      }),
+      target({
+        id: 'load_cached_audio_fetch_p99',
+        description: 'Under load, cached ladders: audio segment fetch p99',
+        value: value?.cached.audioFetchMs.p99 ?? null,
+        limit: LOAD_LIMITS.cachedFetchP99Ms,
+        unit: 'ms',
+      }),
+      target({
+        id: 'load_burst_last_ready',
+        description: `${value?.options.burstCreates ?? loadOptions.burstCreates} concurrent creates of ${inputLabel(LOAD_INPUT)}: first create → last ready`,
+        value: value?.burst.firstCreateToLastReadyMs ?? null,
+        limit: LOAD_LIMITS.burstLastReadyMs,
+        unit: 'ms',
+        note: value
+          ? `${value.burst.ready} of ${value.burst.creates} ready (${value.burst.errored} errored, ${value.burst.createErrors} failed creates); per asset create → ready p50 ${formatMs(value.burst.perAssetReadyMs.p50)}, p90 ${formatMs(value.burst.perAssetReadyMs.p90)}`
+          : undefined,
+      }),
+      target({
+        id: 'load_burst_not_ready',
+        description: 'Concurrent creates that did not become ready (errored, failed or timed out)',
+        value: value ? value.burst.creates - value.burst.ready : null,
+        limit: 0,
+        unit: 'count',
+      }),
+    );
+  }
+
   const contended = phaseCpu.filter((cpu) => cpu.otherPercent !== null && cpu.otherPercent > 10);
   if (contended.length > 0) {
     observations.push(
@@ -686,6 +814,7 @@ const main = async (): Promise<number> => {
       delivery: deliveryOptions,
       uploadThroughput: { runsPerMethod: uploadRuns },
       coldPlayback: { runs: playbackRuns, seconds: COLD_PLAYBACK_SECONDS, inputs: PLAYBACK_INPUTS.map(inputLabel) },
+      underLoad: { ...loadOptions, input: inputLabel(LOAD_INPUT) },
       dbPollMs: 20,
     },
     inputs,
@@ -696,6 +825,7 @@ const main = async (): Promise<number> => {
     baseline,
     uploadThroughput,
     coldPlayback,
+    underLoad,
     summary,
     targets,
     observations,
@@ -708,7 +838,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, underLoad].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 

@@ -34,11 +34,12 @@ export const enqueueJob = async ({
   if (!transaction) notifyJobEnqueued();
 };
 
-export const claimNextJob = async (workerId: string): Promise<JobRow | null> => {
+// `excludeNames`: kinds of job whose slots are full right now.
+export const claimNextJob = async (workerId: string, { excludeNames = [] }: { excludeNames?: string[] } = {}): Promise<JobRow | null> => {
   const db = getDb();
   for (let tries = 0; tries < 5; tries++) {
     const candidate = await db.job.findFirst({
-      where: { status: 'pending', runAfter: { lte: new Date() } },
+      where: { status: 'pending', runAfter: { lte: new Date() }, ...(excludeNames.length > 0 && { name: { notIn: excludeNames } }) },
       orderBy: [{ runAfter: 'asc' }, { createdAt: 'asc' }],
       select: { id: true },
     });

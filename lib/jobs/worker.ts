@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { jobRegistry, type JobName } from './registry';
 import { claimNextJob, completeJob, failJob, releaseJob, type JobRow } from './queue';
 import { startClaimLoop } from './claim-loop';
+import { planJobSlots } from './job-slots';
 import { onJobEnqueued } from './signals';
 
 type RunningJob = { job: JobRow; controller: AbortController };
@@ -13,10 +14,12 @@ const POLL_INTERVAL_MS = 1_000;
 
 const isJobName = (name: string): name is JobName => Object.hasOwn(jobRegistry, name);
 
-// Runs queued jobs in this process, `concurrency` at a time. Stopping aborts running jobs and puts
-// them back in the queue, so a restart resumes them.
-export const startWorker = ({ concurrency, log }: { concurrency: number; log: Logger }): Worker => {
+// Runs queued jobs in this process, each kind within the slots its definition names (many ingests,
+// few encodes). Stopping aborts running jobs and puts them back in the queue, so a restart resumes
+// them.
+export const startWorker = ({ log }: { log: Logger }): Worker => {
   const workerId = `${os.hostname()}:${process.pid}`;
+  const slots = planJobSlots(Object.fromEntries(Object.entries(jobRegistry).map(([name, definition]) => [name, definition.slots])));
   let stopping = false;
 
   const execute = async (job: JobRow, controller: AbortController) => {
@@ -53,9 +56,9 @@ export const startWorker = ({ concurrency, log }: { concurrency: number; log: Lo
   };
 
   const loop = startClaimLoop<RunningJob>({
-    concurrency,
-    claim: async () => {
-      const job = await claimNextJob(workerId);
+    concurrency: slots.total,
+    claim: async (running) => {
+      const job = await claimNextJob(workerId, { excludeNames: slots.fullKinds(running.map(({ job: { name } }) => name)) });
       return job && { job, controller: new AbortController() };
     },
     run: ({ job, controller }) => execute(job, controller),

@@ -59,7 +59,7 @@ const main = async () => {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
 
-  const worker = startWorker({ concurrency: env.ingestConcurrency, log: log.child({ component: 'worker' }) });
+  const worker = startWorker({ log: log.child({ component: 'worker' }) });
   const webhooks = startWebhookDispatcher({
     timeoutMs: env.webhookTimeoutMs,
     retryBaseMs: env.webhookRetryBaseMs,

@@ -1,10 +1,18 @@
 import { z } from 'zod';
+import { whenIngestCpuHasRoom } from '../../services/ingest/ingest-cpu-slots';
 import { encodeAudioTrack } from '../../services/playback/encode-audio-track';
 import { defineJob } from '../define-job';
+import { postReadyEncodeSlots } from './post-ready-encode-slots';
 
 export const encodeAudioJob = defineJob({
   name: 'encode-audio-job',
   payloadSchema: z.object({ assetId: z.string() }),
   maxAttempts: 3,
-  run: async ({ assetId }) => encodeAudioTrack({ assetId }),
+  slots: postReadyEncodeSlots,
+  // A head start for the first viewer (whose own request starts the same encode at once), so it
+  // lets assets still being checked have the cores first.
+  run: async ({ assetId }, { signal }) => {
+    await whenIngestCpuHasRoom(signal);
+    await encodeAudioTrack({ assetId });
+  },
 });

@@ -10,6 +10,9 @@ export const ingestAssetJob = defineJob({
   name: 'ingest-asset-job',
   payloadSchema: z.object({ assetId: z.string() }),
   maxAttempts: 3,
+  // Many at once: an ingest mostly waits for bytes; its CPU-bound steps queue for slots of their
+  // own, sized to the cores (see ingest-cpu-slots.ts).
+  slots: { name: 'ingest', size: () => getEnv().ingestConcurrency },
   // Deleting the asset aborts its ingest as well as the worker shutting down.
   run: async ({ assetId }, { signal, log }) =>
     withAssetCancellation(assetId, signal, (assetSignal) => ingestAsset({ assetId, signal: assetSignal, log: log.child({ assetId }) })),

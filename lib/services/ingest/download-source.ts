@@ -6,6 +6,7 @@ import { fetchRangeToFile } from '../../ingest/fetch-range';
 import { GrowingFile } from '../../ingest/growing-file';
 import { servePartialSource } from '../../ingest/partial-source-server';
 import { allowAllAddresses, isPublicAddress } from '../../ingest/url-policy';
+import { withIngestCpuSlot } from './ingest-cpu-slots';
 import { inspectWhileDownloading, type EarlyInspection } from './inspect-while-downloading';
 import { registerDownloadingSource } from './source-input';
 
@@ -125,6 +126,7 @@ export const downloadSource = async ({
               ffprobePath: env.ffprobePath,
               ffmpegPath: env.ffmpegPath,
               signal: stopEarly.signal,
+              runChecks: (checks) => withIngestCpuSlot(stopEarly.signal, checks),
               holdDownload: (fromByte, until) => {
                 let timer: NodeJS.Timeout | undefined;
                 const released = Promise.race([

@@ -18,6 +18,7 @@ import { generateId } from '../../utils/ids';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
 import { downloadSource, type SourceDownload } from './download-source';
+import { withIngestCpuSlot } from './ingest-cpu-slots';
 import { withCompleteFileSize } from './inspect-while-downloading';
 import { markAssetErrored } from './mark-asset-errored';
 
@@ -89,9 +90,23 @@ export const ingestAsset = async ({
     let since = lap(readyWhileDownloading ? 'inspectWhileDownloadingMs' : 'downloadMs', startedAt);
 
     const size = (readyWhileDownloading && download?.declaredBytes()) || (await stat(sourcePath)).size;
-    const probe = inspected
-      ? withCompleteFileSize(inspected.probe, size)
-      : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
+    const ends = (['start', 'end'] as const).filter((end) => !inspected?.decodedEnds.includes(end));
+    // What the early inspection did not check is checked on the complete file, in a CPU slot.
+    const probe =
+      inspected && ends.length === 0
+        ? withCompleteFileSize(inspected.probe, size)
+        : await withIngestCpuSlot(signal, async () => {
+            since = lap('cpuSlotWaitMs', since);
+            const probed = inspected
+              ? withCompleteFileSize(inspected.probe, size)
+              : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
+            since = lap('probeMs', since);
+            if ((probed.durationSeconds ?? 0) <= env.maxInputDurationSeconds) {
+              await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe: probed, signal, ends });
+            }
+            lap('decodeCheckMs', since);
+            return probed;
+          });
     const duration = probe.durationSeconds ?? 0;
     if (duration > env.maxInputDurationSeconds) {
       await markAssetErrored({
@@ -101,10 +116,6 @@ export const ingestAsset = async ({
       });
       return;
     }
-    since = lap('probeMs', since);
-    const ends = (['start', 'end'] as const).filter((end) => !inspected?.decodedEnds.includes(end));
-    if (ends.length > 0) await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe, signal, ends });
-    lap('decodeCheckMs', since);
 
     const fields = assetMediaFields({
       probe,

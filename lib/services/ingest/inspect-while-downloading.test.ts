@@ -132,6 +132,43 @@ describe('inspectWhileDownloading', () => {
     expect(inspection?.decodedEnds).toEqual(['start', 'end']);
   });
 
+  test('waiting for a CPU slot, no check runs and the download is not held, but the tail is fetched', async () => {
+    const download = await startDownload(await makeClip('slot.mp4', ['-movflags', '+faststart']), 'slot');
+    let grant = () => undefined as void;
+    const slotFree = new Promise<void>((resolve) => (grant = resolve));
+    const holds: number[] = [];
+    let processesInSlot = 0;
+    const inspection = inspectWhileDownloading({
+      file: download.file,
+      inputUrl: download.inputUrl,
+      fetchTail: download.fetchTail,
+      ffprobePath: FFPROBE,
+      ffmpegPath: FFMPEG,
+      signal: new AbortController().signal,
+      tailBytes: Math.floor(download.file.totalBytes * 0.35),
+      holdDownload: (fromByte) => holds.push(fromByte),
+      runChecks: async (checks) => {
+        await slotFree;
+        const result = checks();
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        processesInSlot = activeProcessCount();
+        return result;
+      },
+    });
+    for (let waited = 0; waited < 5_000 && download.tailRequests.length === 0; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(download.tailRequests.length).toBe(1);
+    expect(activeProcessCount()).toBe(0);
+    expect(holds).toEqual([]);
+    grant();
+    const result = await inspection;
+    await download.finish();
+    expect(processesInSlot).toBeGreaterThan(0);
+    expect(holds.length).toBe(1);
+    expect(result?.decodedEnds).toEqual(['start', 'end']);
+    expect(activeProcessCount()).toBe(0);
+  });
+
   test('when the tail fails, the check of the end that waited for it is stopped: nothing keeps running', async () => {
     const download = await startDownload(await makeClip('faststart3.mp4', ['-movflags', '+faststart']), 'faststart3', { tailWorks: false });
     const inspection = await inspect(download);

@@ -74,6 +74,7 @@ export const inspectWhileDownloading = async ({
   ffmpegPath,
   signal,
   holdDownload = () => undefined,
+  runChecks = (checks) => checks(),
   tailBytes,
 }: {
   file: GrowingFile;
@@ -86,6 +87,8 @@ export const inspectWhileDownloading = async ({
   signal: AbortSignal;
   /** Asks the main download to pause past `fromByte` until `until` settles: the checks need the CPU more. */
   holdDownload?: (fromByte: number, until: Promise<unknown>) => void;
+  /** Runs the CPU-bound part (probe and decode checks), e.g. once a CPU slot is free; the tail is fetched meanwhile. */
+  runChecks?: <T>(checks: () => Promise<T>) => Promise<T>;
   /** Media bytes to fetch from the end (default: tailBytesFor the file's size and duration). */
   tailBytes?: number;
 }): Promise<EarlyInspection | null> => {
@@ -93,9 +96,19 @@ export const inspectWhileDownloading = async ({
     const layout = await readLayout(file, signal);
     if (layout.kind !== 'index-first' && layout.kind !== 'index-last') return null;
     if (layout.kind === 'index-last' && (layout.mediaEnd === null || file.totalBytes - layout.mediaEnd > MAX_TRAILING_INDEX_BYTES)) return null;
-    const inspection = inspectWithIndex({ file, layout, tailBytes, inputUrl, fetchTail, ffprobePath, ffmpegPath, signal });
-    holdDownload((layout.kind === 'index-first' ? layout.indexEnd : 0) + START_MARGIN_BYTES, inspection);
-    return await inspection;
+    return await inspectWithIndex({
+      file,
+      layout,
+      tailBytes,
+      inputUrl,
+      fetchTail,
+      ffprobePath,
+      ffmpegPath,
+      signal,
+      runChecks,
+      // Only while the checks run: an inspection waiting for a CPU slot lets its download go on.
+      onChecksStarted: (until) => holdDownload((layout.kind === 'index-first' ? layout.indexEnd : 0) + START_MARGIN_BYTES, until),
+    });
   } catch {
     return null;
   }
@@ -146,6 +159,8 @@ const inspectWithIndex = async ({
   ffprobePath,
   ffmpegPath,
   signal,
+  runChecks,
+  onChecksStarted,
 }: {
   file: GrowingFile;
   layout: Extract<Mp4Layout, { kind: 'index-first' | 'index-last' }>;
@@ -155,6 +170,8 @@ const inspectWithIndex = async ({
   ffprobePath: string;
   ffmpegPath: string;
   signal: AbortSignal;
+  runChecks: <T>(checks: () => Promise<T>) => Promise<T>;
+  onChecksStarted: (until: Promise<unknown>) => void;
 }): Promise<EarlyInspection | null> => {
   const startedAt = performance.now();
   const startedAtEpochMs = Date.now();
@@ -186,39 +203,52 @@ const inspectWithIndex = async ({
         })
       : Promise.resolve(false);
 
-    // The probe and a keyframe check of each end start at once, not one after the other: a
-    // process takes ~50 ms to start before it reads anything, and each then waits only for the
-    // bytes it needs (the end's and a moov-last index come with the tail). The checks assume a
-    // video stream and find the end from the container's duration, so the probe's answer comes
-    // in only to confirm them.
-    const quick = (end: DecodeEnd, stop: AbortSignal) =>
-      quickVideoDecodeCheck({ ffmpegPath, inputPath: inputUrl, end, signal: stop }).then(
-        (clean) => mark(`${end}QuickMs`, clean),
-        () => false,
-      );
-    const startQuick = quick('start', done.signal);
-    const endQuick = fetchingTail ? quick('end', tailLost.signal) : Promise.resolve(false);
-    const probing = probeMedia({ ffprobePath, inputPath: inputUrl, signal: done.signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS });
-    probing.catch(() => undefined);
-    if (layout.kind === 'index-last' && !(await tailFetched)) return null;
+    const checks = async (): Promise<EarlyInspection | null> => {
+      mark('cpuSlotMs', 0);
+      // The probe and a keyframe check of each end start at once, not one after the other: a
+      // process takes ~50 ms to start before it reads anything, and each then waits only for the
+      // bytes it needs (the end's and a moov-last index come with the tail). The checks assume a
+      // video stream and find the end from the container's duration, so the probe's answer comes
+      // in only to confirm them.
+      const quick = (end: DecodeEnd, stop: AbortSignal) =>
+        quickVideoDecodeCheck({ ffmpegPath, inputPath: inputUrl, end, signal: stop }).then(
+          (clean) => mark(`${end}QuickMs`, clean),
+          () => false,
+        );
+      const startQuick = quick('start', done.signal);
+      const endQuick = fetchingTail ? quick('end', tailLost.signal) : Promise.resolve(false);
+      const probing = probeMedia({ ffprobePath, inputPath: inputUrl, signal: done.signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS });
+      probing.catch(() => undefined);
+      if (layout.kind === 'index-last' && !(await tailFetched)) return null;
 
-    const probe = mark('probedMs', await probing);
-    if (!isMp4Family(probe)) return null;
-    // Audio only (or a quick check that was not clean): the full check of that end decides.
-    const hasVideo = primaryVideo(probe) !== null;
-    const decoded = async (end: DecodeEnd, quickCheck: Promise<boolean>) => {
-      if (hasVideo && (await quickCheck)) return mark(`${end}DecodedMs`, true);
-      return verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal: done.signal, ends: [end], quick: false }).then(
-        () => mark(`${end}DecodedMs`, true),
-        () => mark(`${end}FailedMs`, false),
-      );
+      const probe = mark('probedMs', await probing);
+      if (!isMp4Family(probe)) return null;
+      // Audio only (or a quick check that was not clean): the full check of that end decides.
+      const hasVideo = primaryVideo(probe) !== null;
+      const decoded = async (end: DecodeEnd, quickCheck: Promise<boolean>) => {
+        if (hasVideo && (await quickCheck)) return mark(`${end}DecodedMs`, true);
+        return verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal: done.signal, ends: [end], quick: false }).then(
+          () => mark(`${end}DecodedMs`, true),
+          () => mark(`${end}FailedMs`, false),
+        );
+      };
+      const [startDecoded, endDecoded] = await Promise.all([
+        decoded('start', startQuick),
+        tailFetched.then((fetched) => fetched && decoded('end', endQuick)),
+      ]);
+      if (!startDecoded) return { probe, decodedEnds: [], timings, startedAtEpochMs };
+      return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings, startedAtEpochMs };
     };
-    const [startDecoded, endDecoded] = await Promise.all([
-      decoded('start', startQuick),
-      tailFetched.then((fetched) => fetched && decoded('end', endQuick)),
-    ]);
-    if (!startDecoded) return { probe, decodedEnds: [], timings, startedAtEpochMs };
-    return { probe, decodedEnds: endDecoded ? ['start', 'end'] : ['start'], timings, startedAtEpochMs };
+    return await runChecks(async () => {
+      const checking = checks();
+      onChecksStarted(checking.catch(() => undefined));
+      try {
+        return await checking;
+      } finally {
+        // Nothing of this inspection keeps a core once its slot is given back.
+        done.abort();
+      }
+    });
   } finally {
     signal.removeEventListener('abort', onAbort);
     done.abort();
