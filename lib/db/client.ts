@@ -17,7 +17,22 @@ void postgresClientHasTheSameModels;
 
 export type DatabaseProvider = DatabaseConfig['provider'];
 
+// Which dialect a client speaks, for the few queries lib/db writes per provider.
+const providers = new WeakMap<Db, DatabaseProvider>();
+
+export const databaseProviderOf = (db: Db): DatabaseProvider => {
+  const provider = providers.get(db);
+  if (!provider) throw new Error('This Prisma client was not made by createDb(); its SQL dialect is unknown');
+  return provider;
+};
+
 export const createDb = (database: DatabaseConfig): Db => {
+  const db = createClient(database);
+  providers.set(db, database.provider);
+  return db;
+};
+
+const createClient = (database: DatabaseConfig): Db => {
   if (database.provider === 'postgresql') {
     // The adapter's `schema` qualifies model queries; raw SQL resolves names through search_path,
     // so both are set.
@@ -36,6 +51,3 @@ export const createDb = (database: DatabaseConfig): Db => {
 
 // One client per process, for the database DATABASE_URL names.
 export const getDb = (): Db => processSingleton('prisma', () => createDb(getEnv().database));
-
-/** Which SQL dialect getDb() speaks, for the few queries lib/db writes per provider. */
-export const getDatabaseProvider = (): DatabaseProvider => getEnv().database.provider;

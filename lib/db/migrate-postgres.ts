@@ -37,6 +37,9 @@ export const applyPostgresMigrations = async ({
 }): Promise<MigrationResult> => {
   const migrations = listMigrations(migrationsDir);
   const client = new pg.Client({ connectionString: url });
+  // A connection lost mid-run already rejects the query in flight; without a listener the same
+  // error would also be thrown as an unhandled 'error' event and end the process.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     await client.query(`SELECT pg_advisory_lock(${PRISMA_ADVISORY_LOCK_KEY})`);
