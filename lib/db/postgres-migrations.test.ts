@@ -75,7 +75,7 @@ describe.skipIf(!postgresReachable)('prisma/postgres/migrations (PostgreSQL at 1
     expect(expected.columns.length).toBeGreaterThan(50);
     expect(
       actual,
-      'prisma/postgres/migrations is behind the schema: add a migration (node --experimental-wasm-modules lib/setup/postgres-schema-sql.mjs --from <previous schema.prisma>)',
+      'prisma/postgres/migrations is behind the schema: add a migration (npm run --silent db:postgres-sql -- --from <previous prisma/postgres/schema.prisma>)',
     ).toEqual(expected);
   });
 });

@@ -22,7 +22,7 @@ export const isTestPostgresReachable = async (): Promise<boolean> => {
     return true;
   } catch (error) {
     console.warn(
-      `PostgreSQL does not answer at 127.0.0.1:5432 (${error instanceof Error ? error.message : String(error)}); skipping the PostgreSQL tests`,
+      `PostgreSQL does not answer at ${new URL(TEST_POSTGRES_ADMIN_URL).host} (${error instanceof Error ? error.message : String(error)}); skipping the PostgreSQL tests`,
     );
     return false;
   } finally {

@@ -1,7 +1,8 @@
 // Prints PostgreSQL DDL for prisma/postgres/schema.prisma, written by Prisma's own schema engine:
 //
-//   node --experimental-wasm-modules lib/setup/postgres-schema-sql.mjs                 # the whole schema, from an empty database
-//   node --experimental-wasm-modules lib/setup/postgres-schema-sql.mjs --from OLD.prisma # only the changes since OLD.prisma
+//   npm run --silent db:postgres-sql                          # the whole schema, from an empty database
+//   npm run --silent db:postgres-sql -- --from OLD.prisma     # only the changes since OLD.prisma
+// (node --experimental-wasm-modules lib/setup/postgres-schema-sql.mjs …: the engine imports its .wasm as a module)
 //
 // After a model change, `git show HEAD:prisma/postgres/schema.prisma > /tmp/old.prisma` and the
 // second form give the next PostgreSQL migration (prisma/postgres/migrations/<timestamp>_<name>/
