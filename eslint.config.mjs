@@ -15,7 +15,7 @@ const noEnvOrDb = [
 ];
 
 export default tseslint.config(
-  { ignores: ['.next/**', 'node_modules/**', 'lib/db/generated/**', 'e2e/.artifacts/**', 'data/**'] },
+  { ignores: ['.next/**', 'node_modules/**', 'lib/db/generated/**', 'lib/db/generated-pg/**', 'e2e/.artifacts/**', 'data/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

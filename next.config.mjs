@@ -1,7 +1,7 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Native and worker-spawning modules are loaded by Node at runtime rather than bundled.
-  serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'pino'],
+  serverExternalPackages: ['better-sqlite3', '@prisma/adapter-better-sqlite3', 'pg', '@prisma/adapter-pg', 'pino'],
   poweredByHeader: false,
   typedRoutes: false,
   // `npm test` type-checks the whole project with `tsc` first; skipping the duplicate check here

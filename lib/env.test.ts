@@ -37,7 +37,22 @@ describe('parseEnv', () => {
     expect(env.allowPrivateInputUrls).toBe(true);
     expect(parseEnv({ FILL_IDLE_ENCODERS: 'false' }).fillIdleEncoders).toBe(false);
     expect(env.inputDownloadTimeoutMs).toBe(5000);
-    expect(env.database.filePath).toBe('/tmp/x.db');
+    expect(env.database).toEqual({ provider: 'sqlite', filePath: '/tmp/x.db', label: 'sqlite:/tmp/x.db' });
+  });
+
+  test('reads a PostgreSQL DATABASE_URL: either scheme, Prisma\'s schema parameter, no password in the label', () => {
+    expect(parseEnv({ DATABASE_URL: 'postgres://kf:s3cret@db.internal:5432/keyframe?sslmode=require' }).database).toEqual({
+      provider: 'postgresql',
+      url: 'postgres://kf:s3cret@db.internal:5432/keyframe?sslmode=require',
+      schema: 'public',
+      label: 'postgres://kf:***@db.internal:5432/keyframe?sslmode=require',
+    });
+    expect(parseEnv({ DATABASE_URL: 'postgresql://kf@127.0.0.1/keyframe?schema=video' }).database).toEqual({
+      provider: 'postgresql',
+      url: 'postgresql://kf@127.0.0.1/keyframe',
+      schema: 'video',
+      label: 'postgresql://kf@127.0.0.1/keyframe (schema video)',
+    });
   });
 
   test.each([
@@ -45,7 +60,9 @@ describe('parseEnv', () => {
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],
     [{ BASE_URL: 'ftp://x' }, /BASE_URL/],
     [{ MAX_INPUT_BYTES: '-1' }, /MAX_INPUT_BYTES/],
-    [{ DATABASE_URL: 'postgres://localhost/db' }, /PostgreSQL is not supported yet/],
+    [{ DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL must be a SQLite "file:" URL or a PostgreSQL "postgres:\/\/"/],
+    [{ DATABASE_URL: 'postgres://localhost/db?schema=a;drop' }, /DATABASE_URL: schema "a;drop" must be a plain identifier/],
+    [{ DATABASE_URL: 'postgres://' }, /DATABASE_URL names no PostgreSQL host/],
   ])('rejects %j with a message naming the variable', (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);
   });

@@ -59,6 +59,13 @@ const rawEnvSchema = z.object({
   ),
 });
 
+// `label` names the database in logs without its password.
+export type DatabaseConfig =
+  | { provider: 'sqlite'; filePath: string; label: string }
+  // `url` without Prisma's `schema` parameter (which libpq does not know); `schema` is where the
+  // tables live (search_path), `public` unless the URL says otherwise.
+  | { provider: 'postgresql'; url: string; schema: string; label: string };
+
 export type Env = {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
@@ -66,7 +73,7 @@ export type Env = {
   baseUrl: string;
   streamUrl: string;
   dataDir: string;
-  database: { provider: 'sqlite'; filePath: string };
+  database: DatabaseConfig;
   ffmpegPath: string;
   ffprobePath: string;
   allowPrivateInputUrls: boolean;
@@ -89,14 +96,35 @@ export type Env = {
   logLevel: string;
 };
 
-const parseDatabaseUrl = (databaseUrl: string | undefined, dataDir: string): Env['database'] => {
-  if (!databaseUrl) return { provider: 'sqlite', filePath: path.join(dataDir, 'keyframe.db') };
+const sqliteDatabase = (filePath: string): DatabaseConfig => ({ provider: 'sqlite', filePath, label: `sqlite:${filePath}` });
+
+const postgresDatabase = (databaseUrl: string): DatabaseConfig => {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    throw new Error('DATABASE_URL is not a valid PostgreSQL URL (expected postgres://user:password@host:5432/database)');
+  }
+  if (!url.hostname && !url.searchParams.get('host')) throw new Error('DATABASE_URL names no PostgreSQL host');
+  const schema = url.searchParams.get('schema') || 'public';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error(`DATABASE_URL: schema "${schema}" must be a plain identifier (letters, digits, underscores)`);
+  }
+  url.searchParams.delete('schema');
+  const label = new URL(url);
+  if (label.password) label.password = '***';
+  return { provider: 'postgresql', url: url.toString(), schema, label: `${label.toString()}${schema === 'public' ? '' : ` (schema ${schema})`}` };
+};
+
+const parseDatabaseUrl = (databaseUrl: string | undefined, dataDir: string): DatabaseConfig => {
+  if (!databaseUrl) return sqliteDatabase(path.join(dataDir, 'keyframe.db'));
   if (databaseUrl.startsWith('file:')) {
     const filePath = databaseUrl.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
-    return { provider: 'sqlite', filePath: path.resolve(filePath) };
+    return sqliteDatabase(path.resolve(filePath));
   }
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return postgresDatabase(databaseUrl);
   throw new Error(
-    `DATABASE_URL must be a SQLite "file:" URL (got "${databaseUrl.split(':')[0]}:"); PostgreSQL is not supported yet`,
+    `DATABASE_URL must be a SQLite "file:" URL or a PostgreSQL "postgres://" / "postgresql://" URL (got "${databaseUrl.split(':')[0]}:")`,
   );
 };
 

@@ -5,10 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../lib/server/node-flags';
+import { createE2eDatabase, dropE2eDatabase, dropE2eDatabasesSync, E2E_DATABASE_URL, type E2eDatabase } from './e2e-database';
 import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
 
 // Starts real Keyframe server processes (the server bundle `npm start` runs) on a free port with a
-// fresh DATA_DIR, and stops them again. Every process is started in its own process group so
+// fresh DATA_DIR (and, with E2E_DATABASE_URL, a fresh PostgreSQL database: see e2e-database.ts),
+// and stops them again. Every process is started in its own process group so
 // `kill9()` takes down the server *and* any ffmpeg it runs, exactly like a crash or an OOM kill.
 
 const execFileAsync = promisify(execFile);
@@ -57,9 +59,11 @@ export const getFreePort = (): Promise<number> =>
 // Last-resort cleanup if a worker exits without running afterAll hooks (crash, Ctrl-C).
 const live = new Set<KeyframeServer>();
 const ownedDirs = new Set<string>();
+const ownedDatabases = new Set<E2eDatabase>();
 process.once('exit', () => {
   for (const server of live) server.killGroupSync();
   for (const dir of ownedDirs) rmSync(dir, { recursive: true, force: true });
+  if (E2E_DATABASE_URL) dropE2eDatabasesSync(E2E_DATABASE_URL, [...ownedDatabases]);
 });
 
 export class KeyframeServer {
@@ -75,14 +79,24 @@ export class KeyframeServer {
   private exitInfo: ExitInfo | undefined;
   private readonly exitPromise: Promise<ExitInfo>;
   private ownsDataDir: boolean;
+  /** The PostgreSQL database made for this server (E2E_DATABASE_URL); dropped with the data directory. */
+  private ownedDatabase: E2eDatabase | undefined;
 
-  private constructor(options: { label: string; port: number; dataDir: string; ownsDataDir: boolean; overrides: EnvOverrides }) {
+  private constructor(options: {
+    label: string;
+    port: number;
+    dataDir: string;
+    ownsDataDir: boolean;
+    ownedDatabase: E2eDatabase | undefined;
+    overrides: EnvOverrides;
+  }) {
     this.label = options.label;
     this.port = options.port;
     this.baseUrl = `http://127.0.0.1:${options.port}`;
     this.dataDir = options.dataDir;
     this.ownsDataDir = options.ownsDataDir;
     this.overrides = options.overrides;
+    this.ownedDatabase = options.ownedDatabase;
     if (this.ownsDataDir) ownedDirs.add(this.dataDir);
 
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -142,12 +156,22 @@ export class KeyframeServer {
   static async start(options: StartOptions = {}): Promise<KeyframeServer> {
     const port = await getFreePort();
     const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'keyframe-e2e-data-'));
+    // A fresh server gets a fresh database; a restart (same DATA_DIR) or a spec that names its own
+    // DATABASE_URL keeps the one it has.
+    const overrides = { ...options.env };
+    let ownedDatabase: E2eDatabase | undefined;
+    if (E2E_DATABASE_URL && options.dataDir === undefined && !('DATABASE_URL' in overrides)) {
+      ownedDatabase = await createE2eDatabase(E2E_DATABASE_URL);
+      ownedDatabases.add(ownedDatabase);
+      overrides.DATABASE_URL = ownedDatabase.url;
+    }
     const server = new KeyframeServer({
       label: options.label ?? `keyframe-${port}`,
       port,
       dataDir,
       ownsDataDir: options.dataDir === undefined,
-      overrides: options.env ?? {},
+      ownedDatabase,
+      overrides,
     });
     try {
       await server.waitUntilReady(options.ready ?? 'healthy', options.startTimeoutMs ?? 60_000);
@@ -168,11 +192,13 @@ export class KeyframeServer {
       startTimeoutMs: options.startTimeoutMs,
       label: options.label ?? `${this.label}-restarted`,
     });
-    // The restarted server now owns the data directory and removes it when disposed.
+    // The restarted server now owns the data directory (and database) and removes them when disposed.
     if (this.ownsDataDir) {
       this.ownsDataDir = false;
       next.ownsDataDir = true;
     }
+    next.ownedDatabase = this.ownedDatabase;
+    this.ownedDatabase = undefined;
     next.logLines.unshift(...this.logLines.map((line) => `[previous run] ${line}`));
     return next;
   }
@@ -227,13 +253,18 @@ export class KeyframeServer {
     return this.exitPromise;
   }
 
-  /** Stops the process if it still runs and removes the data directory if this server owns it. */
+  /** Stops the process if it still runs and removes the data directory (and database) if this server owns them. */
   async dispose(): Promise<void> {
     if (this.running) await this.stop().catch(() => undefined);
     if (this.ownsDataDir) {
       rmSync(this.dataDir, { recursive: true, force: true });
       ownedDirs.delete(this.dataDir);
       this.ownsDataDir = false;
+    }
+    if (this.ownedDatabase && E2E_DATABASE_URL) {
+      await dropE2eDatabase(E2E_DATABASE_URL, this.ownedDatabase);
+      ownedDatabases.delete(this.ownedDatabase);
+      this.ownedDatabase = undefined;
     }
   }
 

@@ -166,7 +166,7 @@ const main = async () => {
     return;
   }
   try {
-    prepareDatabase(getEnv());
+    await prepareDatabase(getEnv());
     const output = await runCommand(positionals, values);
     console.log(values.json ? JSON.stringify(output.json) : output.text);
   } catch (error) {

@@ -1,16 +1,53 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { getEnv } from '../env';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { getEnv, type DatabaseConfig } from '../env';
 import { processSingleton } from '../utils/process-singleton';
 import { PrismaClient } from './generated/client';
+import { PrismaClient as PostgresPrismaClient } from './generated-pg/client';
+import type { SameModels } from './same-models';
 
+// Callers are typed by the SQLite client. The PostgreSQL client is generated from the same models
+// (prisma/postgres/schema.prisma is derived from prisma/schema.prisma), but TypeScript cannot
+// relate the two client classes (their transaction options and aggregate types differ per
+// provider), so it is asserted to be a Db in one place, below, after this compile-time check that
+// both expose the same models with the same row types.
 export type Db = PrismaClient;
+const postgresClientHasTheSameModels: SameModels<PrismaClient, PostgresPrismaClient> = true;
+void postgresClientHasTheSameModels;
 
-// One client per process. WAL mode (set by the migration runner, persistent in the file) lets the
-// server and the CLI use the same database at once; the busy timeout makes a writer wait for the
-// other instead of failing with SQLITE_BUSY.
-export const getDb = (): Db =>
-  processSingleton('prisma', () => {
-    const { database } = getEnv();
-    const adapter = new PrismaBetterSqlite3({ url: database.filePath, timeout: 15_000 });
-    return new PrismaClient({ adapter });
-  });
+export type DatabaseProvider = DatabaseConfig['provider'];
+
+// Which dialect a client speaks, for the few queries lib/db writes per provider.
+const providers = new WeakMap<Db, DatabaseProvider>();
+
+export const databaseProviderOf = (db: Db): DatabaseProvider => {
+  const provider = providers.get(db);
+  if (!provider) throw new Error('This Prisma client was not made by createDb(); its SQL dialect is unknown');
+  return provider;
+};
+
+export const createDb = (database: DatabaseConfig): Db => {
+  const db = createClient(database);
+  providers.set(db, database.provider);
+  return db;
+};
+
+const createClient = (database: DatabaseConfig): Db => {
+  if (database.provider === 'postgresql') {
+    // The adapter's `schema` qualifies model queries; raw SQL resolves names through search_path,
+    // so both are set.
+    const adapter = new PrismaPg(
+      { connectionString: database.url, options: `-c search_path="${database.schema}"` },
+      { schema: database.schema },
+    );
+    return new PostgresPrismaClient({ adapter }) as unknown as Db;
+  }
+  // WAL mode (set by the migration runner, persistent in the file) lets the server and the CLI use
+  // the same database at once; the busy timeout makes a writer wait for the other instead of
+  // failing with SQLITE_BUSY.
+  const adapter = new PrismaBetterSqlite3({ url: database.filePath, timeout: 15_000 });
+  return new PrismaClient({ adapter });
+};
+
+// One client per process, for the database DATABASE_URL names.
+export const getDb = (): Db => processSingleton('prisma', () => createDb(getEnv().database));

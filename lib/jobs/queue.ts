@@ -1,10 +1,11 @@
+import { claimDueJob } from '../db/claim-job';
 import { getDb } from '../db/client';
 import type { Prisma } from '../db/generated/client';
 import { generateId } from '../utils/ids';
 import { notifyJobEnqueued } from './signals';
 
-// A job queue in the database: rows are claimed with a conditional update (status 'pending' →
-// 'running'), which is atomic on SQLite and PostgreSQL alike and needs no Redis.
+// A job queue in the database, no Redis needed: lib/db/claim-job.ts claims rows (status 'pending' →
+// 'running') with a conditional update on SQLite and FOR UPDATE SKIP LOCKED on PostgreSQL.
 
 export type JobRow = { id: string; name: string; payloadJson: string; attempts: number; maxAttempts: number };
 
@@ -35,28 +36,8 @@ export const enqueueJob = async ({
 };
 
 // `excludeNames`: kinds of job whose slots are full right now.
-export const claimNextJob = async (workerId: string, { excludeNames = [] }: { excludeNames?: string[] } = {}): Promise<JobRow | null> => {
-  const db = getDb();
-  for (let tries = 0; tries < 5; tries++) {
-    const candidate = await db.job.findFirst({
-      where: { status: 'pending', runAfter: { lte: new Date() }, ...(excludeNames.length > 0 && { name: { notIn: excludeNames } }) },
-      orderBy: [{ runAfter: 'asc' }, { createdAt: 'asc' }],
-      select: { id: true },
-    });
-    if (!candidate) return null;
-    const claimed = await db.job.updateMany({
-      where: { id: candidate.id, status: 'pending' },
-      data: { status: 'running', lockedAt: new Date(), lockedBy: workerId, attempts: { increment: 1 } },
-    });
-    if (claimed.count === 1) {
-      return db.job.findUniqueOrThrow({
-        where: { id: candidate.id },
-        select: { id: true, name: true, payloadJson: true, attempts: true, maxAttempts: true },
-      });
-    }
-  }
-  return null;
-};
+export const claimNextJob = (workerId: string, { excludeNames = [] }: { excludeNames?: string[] } = {}): Promise<JobRow | null> =>
+  claimDueJob({ workerId, excludeNames });
 
 export const completeJob = async (id: string): Promise<void> => {
   await getDb().job.update({

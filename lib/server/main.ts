@@ -34,9 +34,9 @@ const main = async () => {
   // Created now rather than on first use, so the keys exist (and can be backed up) from the start.
   instanceSecrets(env.dataDir);
 
-  const migrations = prepareDatabase(env);
+  const migrations = await prepareDatabase(env);
   serverState().migrationsApplied = true;
-  log.info({ applied: migrations.applied, database: env.database.filePath }, 'database ready');
+  log.info({ applied: migrations.applied, database: env.database.label }, 'database ready');
 
   await segmentCache().rebuildFromDisk(path.join(env.dataDir, 'assets'), isEvictableSegment);
 

@@ -6,3 +6,4 @@ import { fileURLToPath } from 'node:url';
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export const sqliteMigrationsDir = path.join(projectRoot, 'prisma', 'migrations');
+export const postgresMigrationsDir = path.join(projectRoot, 'prisma', 'postgres', 'migrations');

@@ -10,7 +10,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const buildId = path.join(root, '.next', 'BUILD_ID');
 const serverBundle = path.join(root, '.next', 'keyframe', 'server.mjs');
 const SOURCES = ['app', 'components', 'lib', 'public', 'next.config.mjs', 'package.json', 'postcss.config.mjs', 'tsconfig.json'];
-const SKIP = new Set(['node_modules', 'generated', '.next']);
+const SKIP = new Set(['node_modules', 'generated', 'generated-pg', '.next']);
 
 const newestMtime = (entry) => {
   if (!existsSync(entry)) return 0;

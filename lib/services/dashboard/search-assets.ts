@@ -1,4 +1,5 @@
 import { getDb } from '../../db/client';
+import { containsIgnoringCase } from '../../db/text-filters';
 import type { AssetRecord } from '../../schemas/asset';
 import { assetInclude } from '../assets/asset-record';
 
@@ -24,7 +25,7 @@ export const searchAssets = async ({
   // meta values) without a separate column.
   const where = {
     ...(status && { status }),
-    ...(term && { OR: [{ id: { contains: term } }, { metaJson: { contains: term } }] }),
+    ...(term && { OR: [{ id: containsIgnoringCase(term) }, { metaJson: containsIgnoringCase(term) }] }),
   };
   const db = getDb();
   const [assets, total, preparing] = await Promise.all([

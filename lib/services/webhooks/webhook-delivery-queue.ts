@@ -1,36 +1,9 @@
 import { getDb } from '../../db/client';
 
-// The delivery outbox as a queue: a row is claimed with a conditional update (pending → sending),
-// like lib/jobs/queue.ts, so it is sent by one dispatcher at a time.
+// The delivery outbox as a queue: lib/db/claim-webhook-delivery.ts claims a row (pending → sending),
+// like job claims, so it is sent by one dispatcher at a time.
 
-export type ClaimedWebhookDelivery = { id: string; endpointId: string };
-
-/** The due delivery that has waited longest, skipping endpoints that already have enough in flight. */
-export const claimDueWebhookDelivery = async ({
-  excludeEndpointIds,
-}: {
-  excludeEndpointIds: string[];
-}): Promise<ClaimedWebhookDelivery | null> => {
-  const db = getDb();
-  for (let tries = 0; tries < 5; tries++) {
-    const candidate = await db.webhookDelivery.findFirst({
-      where: {
-        status: 'pending',
-        nextAttemptAt: { lte: new Date() },
-        ...(excludeEndpointIds.length > 0 && { endpointId: { notIn: excludeEndpointIds } }),
-      },
-      orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }],
-      select: { id: true, endpointId: true },
-    });
-    if (!candidate) return null;
-    const claimed = await db.webhookDelivery.updateMany({
-      where: { id: candidate.id, status: 'pending' },
-      data: { status: 'sending', lockedAt: new Date() },
-    });
-    if (claimed.count === 1) return candidate;
-  }
-  return null;
-};
+export { claimDueWebhookDelivery, type ClaimedWebhookDelivery } from '../../db/claim-webhook-delivery';
 
 /** Puts a claimed delivery back without counting an attempt (shutdown aborted the request). */
 export const releaseWebhookDelivery = async (id: string): Promise<void> => {

@@ -1,0 +1,65 @@
+import { databaseProviderOf, getDb, type Db } from './client';
+
+// Claims the due job that has waited longest for one worker: it becomes `running`, locked by that
+// worker, with one more attempt counted. Each provider gets the claim that is correct and cheap on
+// it; both give a job to exactly one claimer.
+
+export type ClaimedJob = { id: string; name: string; payloadJson: string; attempts: number; maxAttempts: number };
+
+// SQLite has one writer at a time, so a conditional update (pending → running) decides; a claimer
+// that lost the race to the same row tries the next candidate.
+const claimWithConditionalUpdate = async (db: Db, workerId: string, now: Date, excludeNames: string[]): Promise<ClaimedJob | null> => {
+  for (let tries = 0; tries < 5; tries++) {
+    const candidate = await db.job.findFirst({
+      where: { status: 'pending', runAfter: { lte: now }, ...(excludeNames.length > 0 && { name: { notIn: excludeNames } }) },
+      orderBy: [{ runAfter: 'asc' }, { createdAt: 'asc' }],
+      select: { id: true },
+    });
+    if (!candidate) return null;
+    const claimed = await db.job.updateMany({
+      where: { id: candidate.id, status: 'pending' },
+      data: { status: 'running', lockedAt: now, lockedBy: workerId, attempts: { increment: 1 } },
+    });
+    if (claimed.count === 1) {
+      return db.job.findUniqueOrThrow({
+        where: { id: candidate.id },
+        select: { id: true, name: true, payloadJson: true, attempts: true, maxAttempts: true },
+      });
+    }
+  }
+  return null;
+};
+
+// PostgreSQL lets many claimers (workers on several nodes) select at once: SKIP LOCKED hands each
+// a different row in one statement instead of letting them collide on the oldest one. Raw SQL must
+// set `updatedAt` itself (Prisma's @updatedAt is applied by the client, not by the database).
+const claimWithSkipLocked = async (db: Db, workerId: string, now: Date, excludeNames: string[]): Promise<ClaimedJob | null> => {
+  const rows = await db.$queryRaw<ClaimedJob[]>`
+    UPDATE "Job"
+    SET "status" = 'running', "lockedAt" = ${now}, "lockedBy" = ${workerId}, "attempts" = "attempts" + 1, "updatedAt" = ${now}
+    WHERE "id" = (
+      SELECT "id" FROM "Job"
+      WHERE "status" = 'pending' AND "runAfter" <= ${now} AND "name" <> ALL(${excludeNames}::text[])
+      ORDER BY "runAfter" ASC, "createdAt" ASC
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING "id", "name", "payloadJson", "attempts", "maxAttempts"`;
+  return rows[0] ?? null;
+};
+
+/** `excludeNames`: kinds of job not to claim now (their slots are full). */
+export const claimDueJob = ({
+  workerId,
+  now = new Date(),
+  db = getDb(),
+  excludeNames = [],
+}: {
+  workerId: string;
+  now?: Date;
+  db?: Db;
+  excludeNames?: string[];
+}): Promise<ClaimedJob | null> =>
+  databaseProviderOf(db) === 'postgresql'
+    ? claimWithSkipLocked(db, workerId, now, excludeNames)
+    : claimWithConditionalUpdate(db, workerId, now, excludeNames);

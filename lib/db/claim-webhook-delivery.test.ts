@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { claimDueWebhookDelivery, type ClaimedWebhookDelivery } from './claim-webhook-delivery';
+import { createDb, type Db } from './client';
+import { migrateDatabase } from './migrate-database';
+import { createTestPostgresDatabase, createTestSqliteDatabase, isTestPostgresReachable, type TestDatabase } from './test-databases';
+
+const folders = {
+  sqlite: path.resolve(__dirname, '../../prisma/migrations'),
+  postgresql: path.resolve(__dirname, '../../prisma/postgres/migrations'),
+};
+const postgresReachable = await isTestPostgresReachable();
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const twoClients = async (make: () => Promise<TestDatabase>): Promise<[Db, Db]> => {
+  const test = await make();
+  cleanups.push(test.drop);
+  await migrateDatabase(test.database, folders);
+  const clients: [Db, Db] = [createDb(test.database), createDb(test.database)];
+  for (const db of clients) cleanups.push(() => db.$disconnect());
+  return clients;
+};
+
+// One event delivered to endpoints e0…e(n-1), due in that order.
+const seedDeliveries = async (db: Db, endpoints: number) => {
+  const due = Date.now() - 60_000;
+  await db.webhookEvent.create({ data: { id: 'evt', type: 'video.asset.ready', objectType: 'asset', objectId: 'a1', dataJson: '{}' } });
+  for (let index = 0; index < endpoints; index++) {
+    await db.webhookEndpoint.create({ data: { id: `e${index}`, url: `https://hooks.example/${index}`, signingSecret: 's' } });
+    await db.webhookDelivery.create({
+      data: { id: `d${String(index).padStart(2, '0')}`, eventId: 'evt', endpointId: `e${index}`, nextAttemptAt: new Date(due + index) },
+    });
+  }
+};
+
+const drain = async (db: Db): Promise<ClaimedWebhookDelivery[]> => {
+  const claimed: ClaimedWebhookDelivery[] = [];
+  for (;;) {
+    const delivery = await claimDueWebhookDelivery({ db, excludeEndpointIds: [] });
+    if (!delivery) return claimed;
+    claimed.push(delivery);
+  }
+};
+
+describe.each([
+  { name: 'SQLite', make: createTestSqliteDatabase, skip: false },
+  { name: 'PostgreSQL at 127.0.0.1:5432', make: () => createTestPostgresDatabase(), skip: !postgresReachable },
+])('claimDueWebhookDelivery on $name', ({ make, skip }) => {
+  test.skipIf(skip)('takes the oldest due delivery, skipping busy endpoints, and marks it sending', async () => {
+    const [db] = await twoClients(make);
+    await seedDeliveries(db, 3);
+    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: ['e0', 'e1'] })).toEqual({ id: 'd02', endpointId: 'e2' });
+    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: ['e0', 'e1'] })).toBeNull();
+    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: [] })).toEqual({ id: 'd00', endpointId: 'e0' });
+    const row = await db.webhookDelivery.findUniqueOrThrow({ where: { id: 'd02' } });
+    expect(row.status).toBe('sending');
+    expect(row.lockedAt).toBeInstanceOf(Date);
+  });
+
+  test.skipIf(skip)('two dispatchers at once never send the same delivery', async () => {
+    const [a, b] = await twoClients(make);
+    await seedDeliveries(a, 30);
+    const [byA, byB] = await Promise.all([drain(a), drain(b)]);
+    const ids = [...byA, ...byB].map((delivery) => delivery.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(30);
+  });
+});

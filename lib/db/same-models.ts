@@ -1,0 +1,15 @@
+// A compile-time check that two generated Prisma clients have the same models with the same row
+// shapes (field names, scalar types, nullability): `SameModels<A, B>` is `true` when they match and
+// `never` otherwise, so assigning `true` to it fails to compile after a divergence.
+
+type ModelKeys<Client> = {
+  [Key in keyof Client]: Key extends `$${string}` ? never : Client[Key] extends { findFirstOrThrow: unknown } ? Key : never;
+}[keyof Client];
+
+type Row<Delegate> = Delegate extends { findFirstOrThrow: (...args: never[]) => infer Result } ? Awaited<Result> : never;
+
+type Rows<Client> = { [Key in ModelKeys<Client>]: Row<Client[Key]> };
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+export type SameModels<A, B> = Equal<Rows<A>, Rows<B>> extends true ? true : never;
