@@ -51,6 +51,8 @@ export type ViewerPassResult = {
   rungsPlayed: Record<string, number>;
   firstListed: string[];
   rungSwitches: number;
+  /** Segments the server refused with a 429 (steering under load), each then fetched from a lower rung. */
+  steeredSegments: number;
   encodingLoad: EncodingLoadSummary;
   /** Per viewer, for the JSON: asset, stalls, startup, rungs. */
   perViewer: Array<{ asset: number; viewer: number; startupMs: number | null; stalls: number; stalledSeconds: number; reachedSeconds: number; segmentsByRung: Record<string, number>; errors: number }>;
@@ -198,6 +200,7 @@ const summarisePass = (reports: Array<{ asset: number; viewer: number; report: V
     rungsPlayed,
     firstListed: [...new Set(all.map((report) => report.firstListed))],
     rungSwitches: all.reduce((sum, report) => sum + report.switches.length, 0),
+    steeredSegments: all.reduce((sum, report) => sum + report.switches.filter((move) => move.refused).length, 0),
     encodingLoad,
     perViewer: reports.map(({ asset, viewer, report }) => ({
       asset,

@@ -452,7 +452,7 @@ const renderLoad = (value: LoadResult): string[] => {
     Object.entries(entry.rungsPlayed)
       .sort(([a], [b]) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
       .map(([rung, count]) => `${rung}: ${count}`)
-      .join(', '),
+      .join(', ') + (entry.steeredSegments > 0 ? ` (${entry.steeredSegments} steered down by a 429)` : ''),
     `${entry.viewersReachedEnd}/${entry.viewers}`,
   ];
   const creates = (name: string, entry: LoadResult['burst']) => [

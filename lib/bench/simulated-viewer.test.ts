@@ -33,6 +33,8 @@ const requests: string[] = [];
 const delays = new Map<string, number>();
 // paths that answer 503 the first time
 const failOnce = new Set<string>();
+// paths that answer 429 (Keyframe steering the viewer to a lower rung)
+const refuse = new Set<string>();
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
@@ -40,6 +42,7 @@ beforeAll(async () => {
     requests.push(path);
     const answer = () => {
       if (failOnce.delete(path)) return response.writeHead(503).end('busy');
+      if (refuse.has(path)) return response.writeHead(429, { 'retry-after': '10' }).end('{"error":{"type":"too_many_requests","messages":["steered"]}}');
       if (path === '/pb.m3u8') return response.writeHead(200).end(MULTIVARIANT);
       if (path === '/pb/audio.m3u8') return response.writeHead(200).end(mediaPlaylist('audio', 2, 2));
       const rung = /^\/pb\/(360p|540p)\.m3u8$/.exec(path)?.[1];
@@ -108,6 +111,20 @@ describe('runSimulatedViewer', () => {
     expect(report.errors.map((fetch) => [fetch.url.replace(origin, ''), fetch.status])).toEqual([['/pb/540p/2.m4s', 503]]);
     expect(report.fetchedEverything).toBe(true);
     expect(report.reachedEnd).toBe(true);
+  });
+
+  test('a segment refused with a 429 is fetched from the next lower rung at once, not retried, and is no error', async () => {
+    refuse.add('/pb/540p/2.m4s');
+    try {
+      const report = await runSimulatedViewer({ multivariantUrl: `${origin}/pb.m3u8`, wallSeconds: 20, pacing });
+      const segmentTwo = report.fetches.filter((fetch) => fetch.kind === 'video' && fetch.index === 2).map((fetch) => [fetch.rendition, fetch.status]);
+      expect(segmentTwo).toEqual([['540p', 429], ['360p', 200]]);
+      expect(report.switches.filter((move) => move.refused)).toMatchObject([{ from: '540p', to: '360p' }]);
+      expect(report.errors).toEqual([]);
+      expect(report.reachedEnd).toBe(true);
+    } finally {
+      refuse.clear();
+    }
   });
 
   test('stops at the wall-clock budget and reports how far it got', async () => {

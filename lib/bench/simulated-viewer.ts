@@ -60,7 +60,8 @@ export type ViewerReport = {
   ladder: string[];
   firstListed: string;
   segmentsByRung: Record<string, number>;
-  switches: Array<{ atMs: number; from: string; to: string; share: number }>;
+  /** ABR moves; `refused`: the server answered a segment with a 4xx and the viewer took the next lower rung for it. */
+  switches: Array<{ atMs: number; from: string; to: string; share: number; refused?: boolean }>;
   fetches: ViewerFetch[];
   errors: ViewerFetch[];
   kept: KeptBody[];
@@ -86,6 +87,10 @@ type MediaPlaylist = { initUrl: string; segments: Array<TimedSegment & { url: st
 
 const RETRIES = 2;
 const RETRY_DELAY_MS = 500;
+
+// Like hls.js: a 4xx is not retried on the same URL (a refused segment is fetched from the next
+// lower variant instead), anything else is.
+const isRefusal = (status: number) => status >= 400 && status < 500;
 
 /** EXT-X-MAP and the segments with their EXTINF durations. */
 export const parseTimedMediaPlaylist = (text: string, playlistUrl: string): MediaPlaylist => {
@@ -136,7 +141,12 @@ const simulateViewer = async (options: ViewerOptions, agent: http.Agent): Promis
   const stopped = () => options.signal?.aborted === true || performance.now() >= deadline;
 
   // One GET, retried like a player retries a failed fragment; every attempt is recorded.
-  const get = async (kind: FetchKind, rendition: string, index: number | null, url: string): Promise<{ body: Buffer; ms: number } | null> => {
+  const fetchWithRetries = async (
+    kind: FetchKind,
+    rendition: string,
+    index: number | null,
+    url: string,
+  ): Promise<{ body: Buffer; ms: number } | { refused: true } | null> => {
     const keepBody = kind === 'multivariant' || kind === 'playlist' || options.keep?.({ kind, rendition, index }) === true;
     for (let attempt = 0; attempt <= RETRIES; attempt++) {
       const sentAt = performance.now();
@@ -154,10 +164,16 @@ const simulateViewer = async (options: ViewerOptions, agent: http.Agent): Promis
         if (keepBody && kind !== 'multivariant' && kind !== 'playlist') kept.push({ kind, rendition, index, body });
         return { body, ms: record.ms };
       }
+      if (isRefusal(record.status)) return { refused: true };
       if (stopped()) return null;
       await sleep(RETRY_DELAY_MS);
     }
     return null;
+  };
+
+  const get = async (kind: FetchKind, rendition: string, index: number | null, url: string): Promise<{ body: Buffer; ms: number } | null> => {
+    const result = await fetchWithRetries(kind, rendition, index, url);
+    return result && 'body' in result ? result : null;
   };
 
   const multivariant = await get('multivariant', '', null, options.multivariantUrl);
@@ -180,7 +196,8 @@ const simulateViewer = async (options: ViewerOptions, agent: http.Agent): Promis
       switches: [],
       ...state,
       fetches,
-      errors: fetches.filter((fetch) => fetch.status !== 200),
+      // A 429 on a segment is Keyframe steering the viewer to a lower rung (see switches), not a failure.
+      errors: fetches.filter((fetch) => fetch.status !== 200 && !(fetch.status === 429 && fetch.kind === 'video')),
       kept,
       wallMs,
     };
@@ -235,19 +252,26 @@ const simulateViewer = async (options: ViewerOptions, agent: http.Agent): Promis
       fetchedEverything = false;
       break;
     }
-    const variant = ladder[rungIndex] ?? first;
-    const playlist = await prepare(variant.rung, variant.uri);
-    const videoSegment = playlist?.segments[index];
-    if (!playlist || !videoSegment) {
-      fetchedEverything = false;
+    const audioIndexes = audio ? audioSegmentsFor(segment, audio.segments, nextAudio) : [];
+    const audioFetches = Promise.all(audioIndexes.map((audioIndex) => get('audio', 'audio', audioIndex, audio?.segments[audioIndex]?.url ?? '')));
+    let variant = ladder[rungIndex] ?? first;
+    let video: { body: Buffer; ms: number } | null = null;
+    for (;;) {
+      variant = ladder[rungIndex] ?? first;
+      const playlist = await prepare(variant.rung, variant.uri);
+      const videoSegment = playlist?.segments[index];
+      if (!playlist || !videoSegment) break;
+      if (playlist.segments.length !== segments.length) throw new Error(`${variant.rung} lists ${playlist.segments.length} segments, ${first.rung} ${segments.length}`);
+      const result = await fetchWithRetries('video', variant.rung, index, videoSegment.url);
+      if (result && 'refused' in result && rungIndex > 0) {
+        switches.push({ atMs: Math.round(elapsed()), from: variant.rung, to: ladder[rungIndex - 1]?.rung ?? '?', share: 0, refused: true });
+        rungIndex--;
+        continue;
+      }
+      video = result && 'body' in result ? result : null;
       break;
     }
-    if (playlist.segments.length !== segments.length) throw new Error(`${variant.rung} lists ${playlist.segments.length} segments, ${first.rung} ${segments.length}`);
-    const audioIndexes = audio ? audioSegmentsFor(segment, audio.segments, nextAudio) : [];
-    const [video, ...audioResults] = await Promise.all([
-      get('video', variant.rung, index, videoSegment.url),
-      ...audioIndexes.map((audioIndex) => get('audio', 'audio', audioIndex, audio?.segments[audioIndex]?.url ?? '')),
-    ]);
+    const audioResults = await audioFetches;
     if (!video || audioResults.some((result) => result === null)) {
       fetchedEverything = false;
       break;
