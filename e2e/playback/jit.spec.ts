@@ -461,9 +461,11 @@ test.describe("a viewer's audio under load", () => {
   test('an audio segment a viewer asks for is served before the queued prefetches of unwatched video', async ({ playbackFixtures, playbackMedia }, testInfo) => {
     test.setTimeout(240_000);
     await playbackFixtures.ensure('long1080p');
+    // Four encoders on this small machine: the cores are oversubscribed with video at normal
+    // priority, as under real load.
     server = await startKeyframe({
       label: 'jit-audio-under-load',
-      env: { JIT_ENCODE_CONCURRENCY: '2', PREFETCH_SEGMENTS: '6', FILL_IDLE_ENCODERS: 'false' },
+      env: { JIT_ENCODE_CONCURRENCY: '4', PREFETCH_SEGMENTS: '6', FILL_IDLE_ENCODERS: 'false' },
     });
     const api = new Api(server.baseUrl, await server.createToken());
     const asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('long1080p')));
@@ -476,21 +478,22 @@ test.describe("a viewer's audio under load", () => {
     await server.stop();
     rmSync(audioDir, { recursive: true, force: true });
     server = await restartKeyframe(server);
-    const renditions = [await loadRendition(server, asset, '1080p'), await loadRendition(server, asset, '720p')];
+    const renditions = await Promise.all(['1080p', '720p', '540p', '360p'].map((name) => loadRendition(server, asset, name)));
 
-    // Two viewers fill both encoders with video, and each leaves six prefetches queued behind.
+    // Four viewers fill the encoders with video, and each leaves six prefetches queued behind.
     const viewerHeaders = (name: string) => ({ 'user-agent': `jit-e2e-${name}` });
     const firstSegments = await Promise.all(
       renditions.map((rendition) => httpGet(rendition.playlist.segments[1]!.url, { headers: viewerHeaders(rendition.name) })),
     );
-    expect(firstSegments.map((response) => response.status)).toEqual([200, 200]);
+    expect(firstSegments.map((response) => response.status)).toEqual(renditions.map(() => 200));
     const prefetched = renditions.flatMap((rendition) =>
       rendition.playlist.segments.slice(2, 8).map((_, offset) => path.join(server.assetDir(asset.assetId), 'hls', rendition.name, `${offset + 2}.m4s`)),
     );
 
-    // A third viewer asks for audio from 24 s on (past the old 20 s full-priority lead).
-    const audioPlaylist = parseMediaPlaylist((await httpGet(server.url(`/${asset.playbackId}/audio.m3u8`))).text, server.url(`/${asset.playbackId}/audio.m3u8`));
-    const audioIndex = Math.min(6, audioPlaylist.segments.length - 1);
+    // A fifth viewer asks for audio near the end of the track (past the old 20 s full-priority lead).
+    const audioUrl = server.url(`/${asset.playbackId}/audio.m3u8`);
+    const audioPlaylist = parseMediaPlaylist((await httpGet(audioUrl)).text, audioUrl);
+    const audioIndex = audioPlaylist.segments.length - 1;
     const [audioInit, audioSegment] = await Promise.all([
       httpGet(audioPlaylist.map!.url, { headers: viewerHeaders('audio') }),
       httpGet(audioPlaylist.segments[audioIndex]!.url, { headers: viewerHeaders('audio') }),
@@ -500,7 +503,7 @@ test.describe("a viewer's audio under load", () => {
     expect(audioSegment.status, `GET ${audioPlaylist.segments[audioIndex]!.url}`).toBe(200);
 
     // The prefetches were really queued: they finish afterwards.
-    const settleBy = Date.now() + 120_000;
+    const settleBy = Date.now() + 150_000;
     while (prefetched.some((file) => !existsSync(file)) && Date.now() < settleBy) await sleep(250);
     const prefetchesDone = prefetched.filter((file) => existsSync(file));
     await testInfo.attach('order.json', {
@@ -508,9 +511,10 @@ test.describe("a viewer's audio under load", () => {
       contentType: 'application/json',
     });
     expect(prefetchesDone, 'every queued prefetch was encoded in the end').toHaveLength(prefetched.length);
-    // At most the prefetch running when the audio was asked for (and one starting at that very
-    // moment) may finish first; the other ten wait behind the viewer's audio.
-    expect(prefetchesDoneBeforeAudio.length, `prefetches finished before the audio segment: ${prefetchesDoneBeforeAudio.join(', ')}`).toBeLessThanOrEqual(2);
+    // Only the prefetches running when the audio was asked for (three: one encoder is kept for
+    // viewers) may finish first, and one starting at that very moment; the other twenty wait
+    // behind the viewer's audio.
+    expect(prefetchesDoneBeforeAudio.length, `prefetches finished before the audio segment: ${prefetchesDoneBeforeAudio.join(', ')}`).toBeLessThanOrEqual(4);
 
     const file = path.join(workDir, `audio-${Date.now()}.mp4`);
     await writeFile(file, Buffer.concat([audioInit.body, audioSegment.body]));
