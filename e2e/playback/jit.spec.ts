@@ -534,7 +534,7 @@ test.describe('idle encoders fill in the ladder', () => {
   });
   test.afterAll(async () => disposeKeyframe(server));
 
-  test('after one viewed segment, the rest of every rung up to 1080p is encoded at nice 19; SIGTERM stops it cleanly', async ({ playbackFixtures, playbackMedia }, testInfo) => {
+  test('after one viewed segment, the rest of every rung up to 1080p is encoded, at nice 19', async ({ playbackFixtures, playbackMedia }, testInfo) => {
     test.setTimeout(300_000);
     await playbackFixtures.ensure('landscape720p');
     const asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('landscape720p')));
