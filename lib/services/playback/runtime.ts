@@ -65,10 +65,11 @@ export const encoderScheduler = (): DeadlineScheduler<EncodeKind> =>
     () =>
       new DeadlineScheduler<EncodeKind>({
         slots: getEnv().jitEncodeConcurrency,
-        onStart: logLoadNowAndThen,
+        // After the scheduler has handed the freed slot on, so the line shows the state it settled in.
+        onStart: () => queueMicrotask(logLoadNowAndThen),
         onFinish: (work) => {
           logFinished(work);
-          logLoadNowAndThen();
+          queueMicrotask(logLoadNowAndThen);
         },
       }),
   );
