@@ -461,9 +461,11 @@ test.describe("a viewer's audio under load", () => {
   test('an audio segment a viewer asks for is served before the queued prefetches of unwatched video', async ({ playbackFixtures, playbackMedia }, testInfo) => {
     test.setTimeout(240_000);
     await playbackFixtures.ensure('long1080p');
+    // Four encoders on this small machine: the cores are oversubscribed with video at normal
+    // priority, as under real load.
     server = await startKeyframe({
       label: 'jit-audio-under-load',
-      env: { JIT_ENCODE_CONCURRENCY: '2', PREFETCH_SEGMENTS: '6', FILL_IDLE_ENCODERS: 'false' },
+      env: { JIT_ENCODE_CONCURRENCY: '4', PREFETCH_SEGMENTS: '6', FILL_IDLE_ENCODERS: 'false' },
     });
     const api = new Api(server.baseUrl, await server.createToken());
     const asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('long1080p')));
@@ -476,21 +478,22 @@ test.describe("a viewer's audio under load", () => {
     await server.stop();
     rmSync(audioDir, { recursive: true, force: true });
     server = await restartKeyframe(server);
-    const renditions = [await loadRendition(server, asset, '1080p'), await loadRendition(server, asset, '720p')];
+    const renditions = await Promise.all(['1080p', '720p', '540p', '360p'].map((name) => loadRendition(server, asset, name)));
 
-    // Two viewers fill both encoders with video, and each leaves six prefetches queued behind.
+    // Four viewers fill the encoders with video, and each leaves six prefetches queued behind.
     const viewerHeaders = (name: string) => ({ 'user-agent': `jit-e2e-${name}` });
     const firstSegments = await Promise.all(
       renditions.map((rendition) => httpGet(rendition.playlist.segments[1]!.url, { headers: viewerHeaders(rendition.name) })),
     );
-    expect(firstSegments.map((response) => response.status)).toEqual([200, 200]);
+    expect(firstSegments.map((response) => response.status)).toEqual(renditions.map(() => 200));
     const prefetched = renditions.flatMap((rendition) =>
       rendition.playlist.segments.slice(2, 8).map((_, offset) => path.join(server.assetDir(asset.assetId), 'hls', rendition.name, `${offset + 2}.m4s`)),
     );
 
-    // A third viewer asks for audio from 24 s on (past the old 20 s full-priority lead).
-    const audioPlaylist = parseMediaPlaylist((await httpGet(server.url(`/${asset.playbackId}/audio.m3u8`))).text, server.url(`/${asset.playbackId}/audio.m3u8`));
-    const audioIndex = Math.min(6, audioPlaylist.segments.length - 1);
+    // A fifth viewer asks for audio near the end of the track (past the old 20 s full-priority lead).
+    const audioUrl = server.url(`/${asset.playbackId}/audio.m3u8`);
+    const audioPlaylist = parseMediaPlaylist((await httpGet(audioUrl)).text, audioUrl);
+    const audioIndex = audioPlaylist.segments.length - 1;
     const [audioInit, audioSegment] = await Promise.all([
       httpGet(audioPlaylist.map!.url, { headers: viewerHeaders('audio') }),
       httpGet(audioPlaylist.segments[audioIndex]!.url, { headers: viewerHeaders('audio') }),
@@ -500,7 +503,7 @@ test.describe("a viewer's audio under load", () => {
     expect(audioSegment.status, `GET ${audioPlaylist.segments[audioIndex]!.url}`).toBe(200);
 
     // The prefetches were really queued: they finish afterwards.
-    const settleBy = Date.now() + 120_000;
+    const settleBy = Date.now() + 150_000;
     while (prefetched.some((file) => !existsSync(file)) && Date.now() < settleBy) await sleep(250);
     const prefetchesDone = prefetched.filter((file) => existsSync(file));
     await testInfo.attach('order.json', {
@@ -508,9 +511,10 @@ test.describe("a viewer's audio under load", () => {
       contentType: 'application/json',
     });
     expect(prefetchesDone, 'every queued prefetch was encoded in the end').toHaveLength(prefetched.length);
-    // At most the prefetch running when the audio was asked for (and one starting at that very
-    // moment) may finish first; the other ten wait behind the viewer's audio.
-    expect(prefetchesDoneBeforeAudio.length, `prefetches finished before the audio segment: ${prefetchesDoneBeforeAudio.join(', ')}`).toBeLessThanOrEqual(2);
+    // Only the prefetches running when the audio was asked for (three: one encoder is kept for
+    // viewers) may finish first, and one starting at that very moment; the other twenty wait
+    // behind the viewer's audio.
+    expect(prefetchesDoneBeforeAudio.length, `prefetches finished before the audio segment: ${prefetchesDoneBeforeAudio.join(', ')}`).toBeLessThanOrEqual(4);
 
     const file = path.join(workDir, `audio-${Date.now()}.mp4`);
     await writeFile(file, Buffer.concat([audioInit.body, audioSegment.body]));
@@ -524,12 +528,13 @@ test.describe('idle encoders fill in the ladder', () => {
   let server: KeyframeServer;
   let api: Api;
   test.beforeAll(async () => {
-    server = await startKeyframe({ label: 'jit-fill' });
+    // No prefetch: every encode after the viewed segment is then filling.
+    server = await startKeyframe({ label: 'jit-fill', env: { PREFETCH_SEGMENTS: '0' } });
     api = new Api(server.baseUrl, await server.createToken());
   });
   test.afterAll(async () => disposeKeyframe(server));
 
-  test('after one viewed segment, the rest of every rung up to 1080p is encoded at nice 19; SIGTERM stops it cleanly', async ({ playbackFixtures, playbackMedia }, testInfo) => {
+  test('after one viewed segment, the rest of every rung up to 1080p is encoded, at nice 19', async ({ playbackFixtures, playbackMedia }, testInfo) => {
     test.setTimeout(300_000);
     await playbackFixtures.ensure('landscape720p');
     const asset = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('landscape720p')));
@@ -569,7 +574,7 @@ test.describe('idle encoders fill in the ladder', () => {
     sampling = false;
     await sampler;
     await watch.stop();
-    const fills = priorities.filter((sample) => (watch.seen.get(sample.pid)?.firstSeen ?? 0) > viewerDoneAt + 1_000);
+    const fills = priorities.filter((sample) => (watch.seen.get(sample.pid)?.firstSeen ?? 0) > viewerDoneAt);
     await testInfo.attach('fill.json', { body: JSON.stringify({ expected, onDisk: listing(), fills }, null, 2), contentType: 'application/json' });
     expect(listing(), 'every segment of every rung of the watched asset').toEqual(expected);
     expect(fills.length, 'fill encodes seen').toBeGreaterThan(0);
@@ -588,7 +593,7 @@ test.describe('idle encoders fill in the ladder', () => {
     expect((await httpGet(rung.playlist.segments[0]!.url)).status).toBe(200);
     const viewerDoneAt = Date.now();
     const deadline = Date.now() + 60_000;
-    const filling = () => [...watch.seen.values()].some((entry) => entry.firstSeen > viewerDoneAt + 1_000);
+    const filling = () => [...watch.seen.values()].some((entry) => entry.firstSeen > viewerDoneAt);
     while (!filling() && Date.now() < deadline) await sleep(50);
     await watch.stop();
     expect(filling(), 'a fill encode started once the viewer was done').toBe(true);

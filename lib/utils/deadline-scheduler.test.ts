@@ -104,36 +104,33 @@ describe('DeadlineScheduler', () => {
     expect(started).toEqual(['viewer-late', 'prefetch-early', 'prefetch-late', 'idle-1', 'idle-2']);
   });
 
-  it('runs prefetches only on free capacity: never in the last free slot, which a viewer then gets at once', async () => {
-    const scheduler = new DeadlineScheduler<Kind>({ slots: 2 });
-    const prefetches = Array.from({ length: 3 }, () => controllable());
+  it('runs prefetches only on free capacity and on all slots but one, so a viewer gets a slot at once', async () => {
+    const scheduler = new DeadlineScheduler<Kind>({ slots: 3 });
+    const prefetches = Array.from({ length: 4 }, () => controllable());
     const done = prefetches.map(
       (work, i) => scheduler.submit({ kind: 'prefetch', workClass: 'speculative', deadline: Date.now() + 1_000 * i, run: work.run }).done,
     );
-    expect(scheduler.running()).toBe(1);
-    expect(scheduler.queued()).toBe(2);
-
-    const viewer = controllable();
-    const viewerDone = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: viewer.run }).done;
-    expect(viewer.attempts).toHaveLength(1);
+    expect(prefetches.map((work) => work.attempts.length)).toEqual([1, 1, 0, 0]);
     expect(scheduler.running()).toBe(2);
 
-    // While the viewer's encode runs, the freed prefetch slot is the last free one: kept.
+    const viewers = [controllable(), controllable()];
+    const viewerDone = viewers.map((viewer) => scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: viewer.run }).done);
+    expect(viewers[0]?.attempts, 'the first viewer starts at once, in the slot kept free').toHaveLength(1);
+    expect(viewers[1]?.attempts, 'the second waits for a slot').toHaveLength(0);
+
+    // A freed slot goes to the waiting viewer, not to the next prefetch.
     prefetches[0]?.finish();
     await done[0];
     await settle();
-    expect(prefetches[1]?.attempts).toHaveLength(0);
-    expect(scheduler.running()).toBe(1);
-    viewer.finish();
-    await viewerDone;
+    expect(viewers[1]?.attempts).toHaveLength(1);
+    expect(prefetches[2]?.attempts).toHaveLength(0);
+    // With no viewer waiting, the next freed slot takes the next prefetch, beside the viewers'.
+    viewers[0]?.finish();
+    await viewerDone[0];
     await settle();
-    expect(prefetches[1]?.attempts).toHaveLength(1);
-    expect(prefetches[2]?.attempts, 'still one prefetch at a time: the other slot stays free').toHaveLength(0);
-    prefetches[1]?.finish();
-    await done[1];
-    await settle();
-    prefetches[2]?.finish();
-    await Promise.all(done);
+    expect(prefetches[2]?.attempts).toHaveLength(1);
+    for (const work of [...prefetches, ...viewers]) work.finish();
+    await Promise.all([...done, ...viewerDone]);
   });
 
   it('runs idle work only on otherwise idle slots, preempts it for a viewer, and runs it again afterwards', async () => {
@@ -163,7 +160,7 @@ describe('DeadlineScheduler', () => {
     ]);
   });
 
-  it('preempts idle work for a prefetch only as far as needed, and leaves a slot a viewer can have', async () => {
+  it('preempts idle work for a prefetch only as far as needed', async () => {
     const scheduler = new DeadlineScheduler<Kind>({ slots: 2 });
     const idle = [controllable(), controllable()];
     const idleDone = idle.map((work) => scheduler.submit({ kind: 'background', workClass: 'idle', run: work.run }).done);

@@ -4,8 +4,8 @@
 // - `deadline`: someone is waiting (a viewer's segment). Ordered by deadline; when no slot is free,
 //   running `idle` work is preempted for it.
 // - `speculative`: work for someone who will soon wait (a prefetch). Ordered by deadline, started
-//   only when no deadline work waits, and never in the last free slot, which stays free for the next
-//   viewer's request.
+//   only when no deadline work waits and a slot is free, and on all slots but one at most, so the
+//   next viewer's request always finds a slot no speculative work holds.
 // - `idle`: work nobody waits for (background rungs, filling the cache). Started only on a slot
 //   nothing else wants, and preempted (its attempt aborted, then queued again) as soon as deadline
 //   or speculative work needs that slot. An idle attempt is told it runs in the background, so it
@@ -339,11 +339,9 @@ export class DeadlineScheduler<K extends string> {
       }
       const speculative = this.queues.speculative[0];
       if (speculative) {
-        // Never the last free slot (unless there is only one): it is kept for the next viewer.
-        // Idle work counts as free here: it gives its slot up the moment a viewer needs it.
-        const slotsNeeded = this.slots === 1 ? 1 : 2;
-        const available = free + this.runningCount('idle');
-        if (this.runningCount('speculative') < this.speculativeSlots && available >= slotsNeeded) {
+        // At most all slots but one: a viewer's next request always finds a slot no speculative
+        // work holds (idle work gives its slot up at once).
+        if (this.runningCount('speculative') < this.speculativeSlots) {
           if (free > 0) {
             this.start(speculative);
             continue;

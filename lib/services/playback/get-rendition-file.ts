@@ -57,7 +57,7 @@ export const getRenditionFile = async ({
   const segment = plan.video.segments[index];
   if (!segment) throw notFound('Segment');
   const now = Date.now();
-  const { stream, deadline, switchedFrom, isNew } = viewerStreams().note({
+  const { stream, deadline, switchedFrom } = viewerStreams().note({
     clientKey: client,
     assetId,
     track: 'video',
@@ -66,7 +66,7 @@ export const getRenditionFile = async ({
     start: segment.start,
     now,
   });
-  recordWatching({ assetId, plan, rung: rung.name, isNewViewer: isNew, now });
+  recordWatching({ assetId, plan, rung: rung.name, viewer: stream.id, now });
   // A viewer that switched rungs no longer needs what was prefetched for it on the old one; on a
   // small box that encode beside the switch's cold segment could double its time.
   if (switchedFrom !== null) releaseOtherRungPrefetches(stream);

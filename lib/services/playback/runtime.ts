@@ -23,11 +23,9 @@ export type EncodePriority = (typeof ENCODE_PRIORITY)[keyof typeof ENCODE_PRIORI
 // An 'encoding load' line at most this often while the encoder has work.
 const LOAD_LOG_INTERVAL_MS = 5_000;
 
+// One debug line per encode, with its slack (negative: finished after the viewer's deadline).
 const logFinished = (work: FinishedWork<EncodeKind>) => {
   const log = getLogger();
-  if (work.missedDeadline) {
-    log.info({ work: work.label, kind: work.kind, lateMs: work.finishedAt - work.deadline, ranMs: work.finishedAt - work.startedAt }, 'encode missed its deadline');
-  }
   if (!log.isLevelEnabled('debug')) return;
   log.debug(
     {
@@ -38,6 +36,7 @@ const logFinished = (work: FinishedWork<EncodeKind>) => {
       waitedMs: work.startedAt - work.queuedAt,
       ranMs: work.finishedAt - work.startedAt,
       slackMs: Number.isFinite(work.deadline) ? work.deadline - work.finishedAt : null,
+      missedDeadline: work.missedDeadline,
       preemptions: work.preemptions,
     },
     'encode finished',
@@ -66,10 +65,11 @@ export const encoderScheduler = (): DeadlineScheduler<EncodeKind> =>
     () =>
       new DeadlineScheduler<EncodeKind>({
         slots: getEnv().jitEncodeConcurrency,
-        onStart: logLoadNowAndThen,
+        // After the scheduler has handed the freed slot on, so the line shows the state it settled in.
+        onStart: () => queueMicrotask(logLoadNowAndThen),
         onFinish: (work) => {
           logFinished(work);
-          logLoadNowAndThen();
+          queueMicrotask(logLoadNowAndThen);
         },
       }),
   );
