@@ -57,7 +57,7 @@ export const getRenditionFile = async ({
   const segment = plan.video.segments[index];
   if (!segment) throw notFound('Segment');
   const now = Date.now();
-  const { stream, deadline, switchedFrom } = viewerStreams().note({
+  const { stream, deadline, switchedFrom, isNew } = viewerStreams().note({
     clientKey: client,
     assetId,
     track: 'video',
