@@ -168,6 +168,11 @@ export class DeadlineScheduler<K extends string> {
     return this.runningJobs.size;
   }
 
+  /** Deadline work waiting for a slot: someone is waiting and every encoder is taken. */
+  queuedDeadlineWork(): number {
+    return this.queues.deadline.length;
+  }
+
   queued(): number {
     return this.queues.deadline.length + this.queues.speculative.length + this.queues.idle.length;
   }

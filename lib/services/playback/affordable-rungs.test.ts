@@ -65,15 +65,18 @@ describe('degrading under load', () => {
     release = null;
   });
 
-  it('offers the whole ladder while no viewer work is queued or running', () => {
+  it('offers the whole ladder while no viewer work waits for an encoder, busy or not', () => {
+    expect(affordableRungs(ASSET, plan, plan.rungs)).toEqual({ rungs: plan.rungs, degraded: false });
+    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: Date.now() + 1_000 })).toBe(false);
+    release = occupyEncoders({ busyMs: 60_000, queued: 0 });
     expect(affordableRungs(ASSET, plan, plan.rungs)).toEqual({ rungs: plan.rungs, degraded: false });
     expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: Date.now() + 1_000 })).toBe(false);
   });
 
   it('under load offers a new player only the rungs that can be encoded in real time behind the queue', () => {
-    // Each encoder is busy for 1 more second: 270p (0.4 s) and 540p (1.6 s) still finish within a
-    // segment's 4 s, 1080p (4.8 s) does not.
-    release = occupyEncoders({ busyMs: 1_000, queued: 0 });
+    // Every encoder is busy for 1 more second and one more such encode waits: new work starts in
+    // 1 s, so 270p (0.4 s) and 540p (1.6 s) still finish within a segment's 4 s, 1080p (4.8 s) not.
+    release = occupyEncoders({ busyMs: 1_000, queued: 1 });
     expect(affordableRungs(ASSET, plan, plan.rungs)).toEqual({ rungs: [low, mid], degraded: true });
   });
 
@@ -83,7 +86,8 @@ describe('degrading under load', () => {
   });
 
   it('steers a cold segment to a cheaper rung only when it would be late and a cheaper one would not', () => {
-    release = occupyEncoders({ busyMs: 500, queued: 0 });
+    // New work starts in 0.5 s.
+    release = occupyEncoders({ busyMs: 500, queued: 1 });
     const now = Date.now();
     // Due in 3 s: 1080p needs 0.5 + 4.8 s, 540p 0.5 + 1.6 s.
     expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: now + 3_000, now })).toBe(true);

@@ -12,11 +12,12 @@ import { storedVideoSegment } from './video-segments';
 
 const pixels = (rung: Rung) => rung.width * rung.height;
 
-/** No viewer work is queued or running (idle fill yields at once): every rung is affordable. */
-export const encodersQuiet = (): boolean => {
-  const scheduler = encoderScheduler();
-  return (scheduler.running() === 0 && scheduler.queued() === 0) || scheduler.quietForMs() > 0;
-};
+/**
+ * Viewers' work is waiting for an encoder: the machine is over capacity. Only then is anyone
+ * steered; a running prefetch or fill alone is not a reason (prefetches of a rung a viewer leaves
+ * are dropped, fill yields at once).
+ */
+export const overCapacity = (): boolean => encoderScheduler().queuedDeadlineWork() > 0;
 
 /** Whether an encode of `mediaSeconds` of `rung`, queued now with `deadline`, would finish by it. */
 const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number, now: number): boolean => {
@@ -26,10 +27,14 @@ const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number, now:
   return now + estimatedStartMs(deadline) + cost.secondsPerMediaSecond * mediaSeconds * 1000 <= deadline;
 };
 
+// An encode being dropped (nobody wants it) is about to disappear: it does not count.
+const isBeingEncoded = (assetId: string, rung: Rung, index: number): boolean => {
+  const flight = inFlightEncodes().get(`${assetId}/${rung.name}/${index}`);
+  return flight !== undefined && !flight.dropped;
+};
+
 const isServable = (assetId: string, rung: Rung, index: number, mediaSeconds: number, deadline: number, now: number): boolean =>
-  storedVideoSegment(assetId, rung, index) !== null ||
-  inFlightEncodes().has(`${assetId}/${rung.name}/${index}`) ||
-  finishesInTime(rung, mediaSeconds, deadline, now);
+  storedVideoSegment(assetId, rung, index) !== null || isBeingEncoded(assetId, rung, index) || finishesInTime(rung, mediaSeconds, deadline, now);
 
 /**
  * The rungs a new player may be offered now: those whose first segment is stored, or can be
@@ -38,7 +43,7 @@ const isServable = (assetId: string, rung: Rung, index: number, mediaSeconds: nu
  */
 export const affordableRungs = (assetId: string, plan: PlaybackPlan, rungs: Rung[], now = Date.now()): { rungs: Rung[]; degraded: boolean } => {
   const first = plan.video?.segments[0];
-  if (!first || rungs.length <= 1 || encodersQuiet()) return { rungs, degraded: false };
+  if (!first || rungs.length <= 1 || !overCapacity()) return { rungs, degraded: false };
   const cheapest = rungs.reduce((best, rung) => (pixels(rung) < pixels(best) ? rung : best));
   const deadline = now + first.duration * 1000;
   const kept = rungs.filter((rung) => rung === cheapest || isServable(assetId, rung, 0, first.duration, deadline, now));
@@ -66,11 +71,11 @@ export const shouldSteerToCheaperRung = ({
   now?: number;
 }): boolean => {
   const segment = plan.video?.segments[index];
-  // With the encoders free this is the player's own adaptation to make: a refusal keeps hls.js off
+  // With capacity to spare this is the player's own adaptation to make: a refusal keeps hls.js off
   // the rung for the rest of the session (its penalty box does not expire by default).
-  if (!segment || encodersQuiet()) return false;
+  if (!segment || !overCapacity()) return false;
   // Already being encoded (a prefetch, another viewer): joining it is the quickest way.
-  if (inFlightEncodes().has(`${assetId}/${rung.name}/${index}`)) return false;
+  if (isBeingEncoded(assetId, rung, index)) return false;
   const cheaper = plan.rungs.filter((candidate) => !candidate.isBackground && pixels(candidate) < pixels(rung));
   if (cheaper.length === 0 || finishesInTime(rung, segment.duration, deadline, now)) return false;
   return cheaper.some((candidate) => isServable(assetId, candidate, index, segment.duration, deadline, now));

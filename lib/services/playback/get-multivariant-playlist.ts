@@ -1,7 +1,7 @@
 import { filterLadder, type Rung } from '../../media/hls/ladder';
 import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { getLogger } from '../../log';
-import { affordableRungs, encodersQuiet } from './affordable-rungs';
+import { affordableRungs, overCapacity } from './affordable-rungs';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
 import { LRUCache } from 'lru-cache';
@@ -93,7 +93,7 @@ export const storedMultivariantPlaylist = ({
   const target = peekPublicPlayback(playbackId);
   const known = target && publicMultivariants().get(publicRequestKey(playbackId, maxResolution, minResolution));
   // Under load the full path decides which rungs can be offered.
-  if (!target || !known || !encodersQuiet()) return null;
+  if (!target || !known || overCapacity()) return null;
   if (known.startRung && target.plan.video && !storedVideoSegment(target.assetId, known.startRung, 0)) return null;
   const text = peekRendered(known.key);
   return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
