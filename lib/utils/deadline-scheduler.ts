@@ -49,6 +49,12 @@ export type WorkOptions<K extends string, T> = {
   /** Names the work in logs. */
   label?: string;
   /**
+   * Deadline work that starts at once, beside the slots, instead of waiting for one: for work so
+   * cheap that making a viewer wait for a slot would cost more than running it (as idle work it
+   * still takes a slot like any other).
+   */
+  slotlessWhenUrgent?: boolean;
+  /**
    * Whether finishing after the deadline is a miss (default). Work that delivers in parts (a
    * track published fragment by fragment) is judged by its caller, per part: recordMiss().
    */
@@ -78,6 +84,9 @@ type Job<K extends string> = {
   deadlineSetAt: number;
   costMs: number;
   judgeByFinish: boolean;
+  slotlessWhenUrgent: boolean;
+  // The running attempt holds no slot (see slotlessWhenUrgent).
+  outsideSlots: boolean;
   queuedAt: number;
   startedAt: number;
   run: (attempt: WorkAttempt) => Promise<unknown>;
@@ -140,6 +149,8 @@ export class DeadlineScheduler<K extends string> {
       deadlineSetAt: now,
       costMs: Math.max(0, options.costMs ?? 0),
       judgeByFinish: options.judgeByFinish ?? true,
+      slotlessWhenUrgent: options.slotlessWhenUrgent ?? false,
+      outsideSlots: false,
       queuedAt: now,
       startedAt: 0,
       run: options.run,
@@ -202,7 +213,7 @@ export class DeadlineScheduler<K extends string> {
   /** Slots idle work could take right now: free, and nothing more urgent queued. */
   idleCapacity(): number {
     if (this.queues.deadline.length > 0 || this.queues.speculative.length > 0 || this.queues.idle.length > 0) return 0;
-    return this.slots - this.runningJobs.size;
+    return this.slots - this.usedSlots();
   }
 
   /** How long no deadline or speculative work has been queued or running (0 while some is). */
@@ -227,12 +238,14 @@ export class DeadlineScheduler<K extends string> {
     const now = this.now();
     const freeAt: number[] = [];
     for (const job of this.runningJobs) {
+      if (job.outsideSlots) continue;
       freeAt.push(job.workClass === 'idle' ? 0 : Math.max(0, job.costMs - (now - job.startedAt)));
     }
     while (freeAt.length < this.slots) freeAt.push(0);
     freeAt.sort((a, b) => a - b);
     for (const job of this.queues.deadline) {
       if (job.deadline > deadline) break;
+      if (job.slotlessWhenUrgent) continue;
       // The earliest free slot takes the next job; keep the list sorted.
       const start = freeAt.shift() ?? 0;
       const end = start + job.costMs;
@@ -303,7 +316,13 @@ export class DeadlineScheduler<K extends string> {
 
   private runningCount(workClass: WorkClass): number {
     let count = 0;
-    for (const job of this.runningJobs) if (job.workClass === workClass) count++;
+    for (const job of this.runningJobs) if (job.workClass === workClass && !job.outsideSlots) count++;
+    return count;
+  }
+
+  private usedSlots(): number {
+    let count = 0;
+    for (const job of this.runningJobs) if (!job.outsideSlots) count++;
     return count;
   }
 
@@ -319,7 +338,7 @@ export class DeadlineScheduler<K extends string> {
   private preemptIdle(needed: number): void {
     let releasing = this.releasing();
     const candidates = [...this.runningJobs]
-      .filter((job) => job.workClass === 'idle' && !job.requeueAfterAbort)
+      .filter((job) => job.workClass === 'idle' && !job.requeueAfterAbort && !job.outsideSlots)
       .sort((a, b) => b.startedAt - a.startedAt);
     for (const job of candidates) {
       if (releasing >= needed) return;
@@ -331,8 +350,9 @@ export class DeadlineScheduler<K extends string> {
   }
 
   private pump(): void {
+    for (const job of this.queues.deadline.filter((queued) => queued.slotlessWhenUrgent)) this.start(job, { outsideSlots: true });
     for (;;) {
-      const free = this.slots - this.runningJobs.size;
+      const free = this.slots - this.usedSlots();
       const urgent = this.queues.deadline[0];
       if (urgent) {
         if (free > 0) {
@@ -366,10 +386,11 @@ export class DeadlineScheduler<K extends string> {
     }
   }
 
-  private start(job: Job<K>): void {
+  private start(job: Job<K>, { outsideSlots = false } = {}): void {
     this.dequeue(job);
     const attempt = new AbortController();
     job.state = 'running';
+    job.outsideSlots = outsideSlots;
     job.attempt = attempt;
     job.attemptBackground = job.workClass === 'idle';
     job.requeueAfterAbort = false;

@@ -13,7 +13,7 @@ import {
   mediaSegmentPath,
   renditionCompletePath,
 } from '../../storage/asset-files';
-import type { ScheduledWork } from '../../utils/deadline-scheduler';
+import type { ScheduledWork, WorkAttempt } from '../../utils/deadline-scheduler';
 import { sourceInput } from '../ingest/source-input';
 import { processSingleton } from '../../utils/process-singleton';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
@@ -25,15 +25,18 @@ import { encoderScheduler, type EncodeKind } from './runtime';
 // fragment as ffmpeg writes them, so there is no priming gap or overlap at any segment boundary.
 // It runs at many times real time; a request for a segment it has not reached yet waits for it.
 //
-// It goes through the encoder scheduler like every other ffmpeg of playback, and runs at normal
-// CPU priority from start to end. It used to drop to nice 19 after its first 20 s, but a nice
-// value cannot be raised again without privileges, so under load every viewer's next audio
-// segment then waited behind every video encode, including those nobody waited for. The whole
-// track is cheap (a 300 s track: 4.5 s of CPU, 1.5 % of its duration, measured with the
-// production arguments), so it simply keeps its priority; what it must not do is wait behind
-// work nobody waits for, and that is the scheduler's job: queued after the asset becomes ready
-// as speculative work, it becomes deadline work, due when the viewer's buffer runs out, the
-// moment a viewer asks for a part of it that is not written yet.
+// It goes through the encoder scheduler like every other ffmpeg of playback. It used to drop to
+// nice 19 after its first 20 s, and a nice value cannot be raised again without privileges, so
+// under load every viewer's next audio segment then waited behind every video encode, including
+// prefetches nobody waited for yet. Measured with the production arguments, the whole track is
+// cheap: a 300 s track takes 4.5 s of CPU (1.5 % of its duration; a 4 s 540p video segment costs
+// about as much as 100 s of audio). So:
+// - right after the asset is ready, nobody waits for it: it is idle work, run at nice 19 on an
+//   encoder no viewer needs, and stopped when one does (it then starts over later; a short track
+//   is done in well under a second, long before that matters);
+// - the moment a viewer asks for a part not written yet, it becomes deadline work that starts at
+//   once at normal priority, beside the video slots rather than waiting for one (an encode
+//   running at nice 19 is restarted at normal priority): a viewer's audio never waits for video.
 
 export const AUDIO_RENDITION = 'audio';
 const ENCODE_TIMEOUT_MS = 6 * 60 * 60_000;
@@ -55,15 +58,16 @@ export const readAudioSegmentCount = async (assetId: string): Promise<number | n
   }
 };
 
-const runAudioEncode = async (assetId: string, plan: PlaybackPlan, progress: EventEmitter, cancel: AbortSignal): Promise<void> => {
+const runAudioEncode = async (assetId: string, plan: PlaybackPlan, progress: EventEmitter, attempt: WorkAttempt): Promise<void> => {
   const audio = plan.audio;
   if (!audio) throw new Error('the asset has no audio track');
   const startedAt = performance.now();
-  await withAssetCancellation(assetId, cancel, (signal) => encodeAndPublish(assetId, audio.duration, progress, signal));
-  recordEncodeCost({ rung: AUDIO_RENDITION, wallSeconds: (performance.now() - startedAt) / 1000, mediaSeconds: audio.duration });
+  await withAssetCancellation(assetId, attempt.signal, (signal) => encodeAndPublish(assetId, audio.duration, progress, signal, attempt.background));
+  // A nice-19 run's time says how busy the machine was, not what the track costs.
+  if (!attempt.background) recordEncodeCost({ rung: AUDIO_RENDITION, wallSeconds: (performance.now() - startedAt) / 1000, mediaSeconds: audio.duration });
 };
 
-const encodeAndPublish = async (assetId: string, duration: number, progress: EventEmitter, signal: AbortSignal) => {
+const encodeAndPublish = async (assetId: string, duration: number, progress: EventEmitter, signal: AbortSignal, background: boolean) => {
   const env = getEnv();
   let written = Promise.resolve();
   let segments = 0;
@@ -89,6 +93,7 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
     args: buildAudioTrackArgs({ inputPath: await sourceInput(assetId), durationSeconds: duration }),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
+    background,
     onStdout: (chunk) => splitter.push(chunk),
   });
   await written;
@@ -105,8 +110,7 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
 
 // Starts the audio encode unless it is complete or already running (or queued) in this process.
 // `deadline` (epoch ms): a viewer needs a part of the track not written yet by then, so the encode
-// becomes deadline work; without one it is queued as speculative work due now, for the viewers
-// who will start soon.
+// becomes deadline work and starts at once; without one it is queued as idle work.
 export const ensureAudioEncoding = async ({
   assetId,
   plan,
@@ -128,14 +132,15 @@ export const ensureAudioEncoding = async ({
   progress.setMaxListeners(0);
   const work = encoderScheduler().submit({
     kind: 'audio',
-    workClass: deadline === undefined ? 'speculative' : 'deadline',
-    deadline: deadline ?? Date.now(),
+    workClass: deadline === undefined ? 'idle' : 'deadline',
+    deadline: deadline ?? Number.POSITIVE_INFINITY,
+    slotlessWhenUrgent: true,
     label: `${assetId}/audio`,
     costMs: (encodeCostPerMediaSecond(AUDIO_RENDITION)?.secondsPerMediaSecond ?? 0) * (plan.audio?.duration ?? 0) * 1000,
     // Judged per segment by the viewers waiting for them (waitForAudioFile), not by when the
     // whole track is done.
     judgeByFinish: false,
-    run: (attempt) => runAudioEncode(assetId, plan, progress, attempt.signal),
+    run: (attempt) => runAudioEncode(assetId, plan, progress, attempt),
   });
   const done = work.done
     .catch((error: unknown) => {
