@@ -90,13 +90,13 @@ describe('degrading under load', () => {
     release = occupyEncoders({ busyMs: 500, queued: 1 });
     const now = Date.now();
     // Due in 3 s: 1080p needs 0.5 + 4.8 s, 540p 0.5 + 1.6 s.
-    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: now + 3_000, now })).toBe(true);
+    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: now + 3_000 })).toBe(true);
     // Due in 10 s: 1080p makes it.
-    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: now + 10_000, now })).toBe(false);
+    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: now + 10_000 })).toBe(false);
     // Due in 0.2 s: nobody makes it, so a refusal would only add a round trip.
-    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: now + 200, now })).toBe(false);
+    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: high, index: 3, deadline: now + 200 })).toBe(false);
     // The cheapest rung is never refused.
-    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: low, index: 3, deadline: now, now })).toBe(false);
+    expect(shouldSteerToCheaperRung({ assetId: ASSET, plan, rung: low, index: 3, deadline: now })).toBe(false);
   });
 
   it('does not judge a rung nothing comparable has been measured for', () => {

@@ -1,7 +1,7 @@
 import type { Rung } from '../../media/hls/ladder';
-import { encodeCostPerMediaSecond } from './encode-costs';
+import { canMeetDeadline } from './encoding-load';
 import type { PlaybackPlan } from './playback-plan';
-import { encoderScheduler, estimatedStartMs, inFlightEncodes } from './runtime';
+import { encoderScheduler, inFlightEncodes } from './runtime';
 import { storedVideoSegment } from './video-segments';
 
 // Degrading gracefully when the encoders are over capacity: rather than let every viewer miss,
@@ -19,13 +19,8 @@ const pixels = (rung: Rung) => rung.width * rung.height;
  */
 export const overCapacity = (): boolean => encoderScheduler().queuedDeadlineWork() > 0;
 
-/** Whether an encode of `mediaSeconds` of `rung`, queued now with `deadline`, would finish by it. */
-const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number, now: number): boolean => {
-  const cost = encodeCostPerMediaSecond(rung.name);
-  // Nothing comparable measured yet: there is no evidence to refuse on.
-  if (!cost) return true;
-  return now + estimatedStartMs(deadline) + cost.secondsPerMediaSecond * mediaSeconds * 1000 <= deadline;
-};
+// Nothing comparable measured yet (null): there is no evidence to refuse on.
+const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number): boolean => canMeetDeadline(rung.name, mediaSeconds, deadline) ?? true;
 
 // An encode being dropped (nobody wants it) is about to disappear: it does not count.
 const isBeingEncoded = (assetId: string, rung: Rung, index: number): boolean => {
@@ -33,8 +28,8 @@ const isBeingEncoded = (assetId: string, rung: Rung, index: number): boolean => 
   return flight !== undefined && !flight.dropped;
 };
 
-const isServable = (assetId: string, rung: Rung, index: number, mediaSeconds: number, deadline: number, now: number): boolean =>
-  storedVideoSegment(assetId, rung, index) !== null || isBeingEncoded(assetId, rung, index) || finishesInTime(rung, mediaSeconds, deadline, now);
+const isServable = (assetId: string, rung: Rung, index: number, mediaSeconds: number, deadline: number): boolean =>
+  storedVideoSegment(assetId, rung, index) !== null || isBeingEncoded(assetId, rung, index) || finishesInTime(rung, mediaSeconds, deadline);
 
 /**
  * The rungs a new player may be offered now: those whose first segment is stored, or can be
@@ -46,7 +41,7 @@ export const affordableRungs = (assetId: string, plan: PlaybackPlan, rungs: Rung
   if (!first || rungs.length <= 1 || !overCapacity()) return { rungs, degraded: false };
   const cheapest = rungs.reduce((best, rung) => (pixels(rung) < pixels(best) ? rung : best));
   const deadline = now + first.duration * 1000;
-  const kept = rungs.filter((rung) => rung === cheapest || isServable(assetId, rung, 0, first.duration, deadline, now));
+  const kept = rungs.filter((rung) => rung === cheapest || isServable(assetId, rung, 0, first.duration, deadline));
   return { rungs: kept, degraded: kept.length < rungs.length };
 };
 
@@ -61,14 +56,12 @@ export const shouldSteerToCheaperRung = ({
   rung,
   index,
   deadline,
-  now = Date.now(),
 }: {
   assetId: string;
   plan: PlaybackPlan;
   rung: Rung;
   index: number;
   deadline: number;
-  now?: number;
 }): boolean => {
   const segment = plan.video?.segments[index];
   // With capacity to spare this is the player's own adaptation to make: a refusal keeps hls.js off
@@ -77,6 +70,6 @@ export const shouldSteerToCheaperRung = ({
   // Already being encoded (a prefetch, another viewer): joining it is the quickest way.
   if (isBeingEncoded(assetId, rung, index)) return false;
   const cheaper = plan.rungs.filter((candidate) => !candidate.isBackground && pixels(candidate) < pixels(rung));
-  if (cheaper.length === 0 || finishesInTime(rung, segment.duration, deadline, now)) return false;
-  return cheaper.some((candidate) => isServable(assetId, candidate, index, segment.duration, deadline, now));
+  if (cheaper.length === 0 || finishesInTime(rung, segment.duration, deadline)) return false;
+  return cheaper.some((candidate) => isServable(assetId, candidate, index, segment.duration, deadline));
 };

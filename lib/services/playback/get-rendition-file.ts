@@ -78,7 +78,7 @@ export const getRenditionFile = async ({
   // Only a playing viewer is refused: a starting one was offered affordable rungs by the
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
   // segment loads (e2e/playback/steering.spec.ts).
-  if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline, now })) throw steerToCheaperRung(rung, index);
+  if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) throw steerToCheaperRung(rung, index);
   const signal = viewer?.();
   try {
     const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, deadline, viewer: signal });
