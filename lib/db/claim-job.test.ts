@@ -1,14 +1,8 @@
-import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { claimDueJob, type ClaimedJob } from './claim-job';
-import { createDb, type Db } from './client';
-import { migrateDatabase } from './migrate-database';
-import { createTestPostgresDatabase, createTestSqliteDatabase, isTestPostgresReachable, type TestDatabase } from './test-databases';
+import type { Db } from './client';
+import { createTestPostgresDatabase, createTestSqliteDatabase, isTestPostgresReachable, migratedClients, type TestDatabase } from './test-databases';
 
-const folders = {
-  sqlite: path.resolve(__dirname, '../../prisma/migrations'),
-  postgresql: path.resolve(__dirname, '../../prisma/postgres/migrations'),
-};
 const postgresReachable = await isTestPostgresReachable();
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -16,15 +10,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-// Two clients on one database, as two nodes (or the server and the CLI) would have.
-const twoClients = async (make: () => Promise<TestDatabase>): Promise<[Db, Db]> => {
-  const test = await make();
-  cleanups.push(test.drop);
-  await migrateDatabase(test.database, folders);
-  const clients: [Db, Db] = [createDb(test.database), createDb(test.database)];
-  for (const db of clients) cleanups.push(() => db.$disconnect());
-  return clients;
-};
+// Two clients on one database, as two nodes would have.
+const twoClients = async (make: () => Promise<TestDatabase>) => (await migratedClients(make, 2, cleanups)) as [Db, Db];
 
 const seedJobs = async (db: Db, count: number, runAfter: Date) => {
   await db.job.createMany({

@@ -1,13 +1,7 @@
-import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { createDb, databaseProviderOf, type Db } from './client';
-import { migrateDatabase } from './migrate-database';
-import { createTestPostgresDatabase, createTestSqliteDatabase, isTestPostgresReachable, type TestDatabase } from './test-databases';
+import { databaseProviderOf, type Db } from './client';
+import { createTestPostgresDatabase, createTestSqliteDatabase, isTestPostgresReachable, migratedClients, type TestDatabase } from './test-databases';
 
-const folders = {
-  sqlite: path.resolve(__dirname, '../../prisma/migrations'),
-  postgresql: path.resolve(__dirname, '../../prisma/postgres/migrations'),
-};
 const postgresReachable = await isTestPostgresReachable();
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -15,14 +9,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const migratedDb = async (make: () => Promise<TestDatabase>): Promise<Db> => {
-  const test = await make();
-  cleanups.push(test.drop);
-  await migrateDatabase(test.database, folders);
-  const db = createDb(test.database);
-  cleanups.push(() => db.$disconnect());
-  return db;
-};
+const migratedDb = async (make: () => Promise<TestDatabase>): Promise<Db> => (await migratedClients(make, 1, cleanups))[0]!;
 
 describe('createDb', () => {
   test('a file: database gets the SQLite client, which reads and writes the migrated file', async () => {

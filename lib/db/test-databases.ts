@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { DatabaseConfig } from '../env';
+import { createDb, type Db } from './client';
+import { migrateDatabase } from './migrate-database';
 
 // Throwaway databases for tests: a SQLite file in a temp folder, or a PostgreSQL database of its
 // own (keyframe_test_<random>) on the server CI provides at 127.0.0.1:5432 (trust auth, user
@@ -59,4 +61,22 @@ export const createTestPostgresDatabase = async ({ schema = 'public' }: { schema
     database: { provider: 'postgresql', url: url.toString(), schema, label: url.toString() },
     drop: () => withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
+};
+
+const MIGRATION_FOLDERS = {
+  sqlite: path.resolve(import.meta.dirname, '../../prisma/migrations'),
+  postgresql: path.resolve(import.meta.dirname, '../../prisma/postgres/migrations'),
+};
+
+/**
+ * `count` clients on one freshly made and migrated test database, as that many nodes (or the
+ * server and the CLI) would have; what undoes them (disconnects, then the drop) goes to `cleanups`.
+ */
+export const migratedClients = async (make: () => Promise<TestDatabase>, count: number, cleanups: (() => Promise<void>)[]): Promise<Db[]> => {
+  const test = await make();
+  cleanups.push(test.drop);
+  await migrateDatabase(test.database, MIGRATION_FOLDERS);
+  const clients = Array.from({ length: count }, () => createDb(test.database));
+  for (const db of clients) cleanups.push(() => db.$disconnect());
+  return clients;
 };
