@@ -17,18 +17,20 @@ void postgresClientHasTheSameModels;
 
 export type DatabaseProvider = DatabaseConfig['provider'];
 
-// Which dialect a client speaks, for the few queries lib/db writes per provider.
-const providers = new WeakMap<Db, DatabaseProvider>();
+// Which dialect a client speaks, for the few queries lib/db writes per provider. Shared
+// process-wide: the server bundle makes getDb()'s client and Next.js's bundle (its own copy of
+// this module) asks about it.
+const providers = () => processSingleton('prisma-client-providers', () => new WeakMap<Db, DatabaseProvider>());
 
 export const databaseProviderOf = (db: Db): DatabaseProvider => {
-  const provider = providers.get(db);
+  const provider = providers().get(db);
   if (!provider) throw new Error('This Prisma client was not made by createDb(); its SQL dialect is unknown');
   return provider;
 };
 
 export const createDb = (database: DatabaseConfig): Db => {
   const db = createClient(database);
-  providers.set(db, database.provider);
+  providers().set(db, database.provider);
   return db;
 };
 
