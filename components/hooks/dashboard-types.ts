@@ -53,7 +53,6 @@ export type WebhookDeliveryJson = {
   last_attempt: { at: string; response_status: number | null; latency_ms: number; error: string | null } | null;
 };
 
-
 // GET /api/encoding-load (the server's EncodingLoad snapshot as it is; see lib/services/playback/encoding-load.ts).
 export type EncodeKind = 'onDemand' | 'prefetch' | 'audio' | 'background';
 export type EncodingLoadJson = {

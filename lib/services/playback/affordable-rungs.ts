@@ -1,7 +1,7 @@
 import type { Rung } from '../../media/hls/ladder';
 import { canMeetDeadline } from './encoding-load';
 import type { PlaybackPlan } from './playback-plan';
-import { encoderScheduler, inFlightEncodes } from './runtime';
+import { encodeKey, encoderScheduler, inFlightEncodes } from './runtime';
 import { storedVideoSegment } from './video-segments';
 
 // Degrading gracefully when the encoders are over capacity: rather than let every viewer miss,
@@ -24,7 +24,7 @@ const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number): boo
 
 // An encode being dropped (nobody wants it) is about to disappear: it does not count.
 const isBeingEncoded = (assetId: string, rung: Rung, index: number): boolean => {
-  const flight = inFlightEncodes().get(`${assetId}/${rung.name}/${index}`);
+  const flight = inFlightEncodes().get(encodeKey(assetId, rung.name, index));
   return flight !== undefined && !flight.dropped;
 };
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { getEnv } from '../../env';
 import type { Rung } from '../../media/hls/ladder';
 import { mediaSegmentPath } from '../../storage/asset-files';
-import { ENCODE_PRIORITY, encoderScheduler, inFlightEncodes, segmentCache, dropEncode } from './runtime';
+import { ENCODE_PRIORITY, encodeKey, encoderScheduler, inFlightEncodes, segmentCache, dropEncode } from './runtime';
 import { ensureVideoSegment } from './video-segments';
 import { forgetWatchedAsset, watchedAssets, type WatchedAsset } from './watched-assets';
 
@@ -52,7 +52,7 @@ export const startLadderFill = ({ log, tickMs = TICK_MS }: { log: Logger; tickMs
       cursors.set(asset.assetId, assetCursors);
       for (const rung of fillOrder(asset)) {
         for (let index = assetCursors.get(rung.name) ?? 0; index < segments.length; index++) {
-          const key = `${asset.assetId}/${rung.name}/${index}`;
+          const key = encodeKey(asset.assetId, rung.name, index);
           if (inFlightEncodes().has(key) || segmentCache().has(mediaSegmentPath(dataDir, asset.assetId, rung.name, index))) continue;
           // Taken once: a fill that fails or is dropped is not retried until the asset is ranked anew.
           assetCursors.set(rung.name, index + 1);
@@ -77,7 +77,7 @@ export const startLadderFill = ({ log, tickMs = TICK_MS }: { log: Logger; tickMs
       const bytes = worstCaseBytes(rung, asset.plan.video?.segments[index]?.duration ?? 0);
       const pending = [...running.values()].reduce((sum, value) => sum + value, 0);
       if (segmentCache().totalBytes() + pending + bytes > cap) return;
-      const key = `${asset.assetId}/${rung.name}/${index}`;
+      const key = encodeKey(asset.assetId, rung.name, index);
       running.set(key, bytes);
       ensureVideoSegment({ assetId: asset.assetId, plan: asset.plan, rung, index, priority: ENCODE_PRIORITY.fill })
         .catch((error: unknown) => {

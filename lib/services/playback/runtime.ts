@@ -94,6 +94,9 @@ export type InFlightEncode = {
   wantedInBackground: boolean;
 };
 
+/** What identifies one (asset, rung, segment) encode, in inFlightEncodes and wherever it is tracked. */
+export const encodeKey = (assetId: string, rungName: string, index: number): string => `${assetId}/${rungName}/${index}`;
+
 export const inFlightEncodes = (): Map<string, InFlightEncode> =>
   processSingleton('in-flight-encodes', () => new Map<string, InFlightEncode>());
 

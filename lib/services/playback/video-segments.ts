@@ -16,6 +16,7 @@ import { publishFile } from './publish-file';
 import {
   dropEncode,
   ENCODE_PRIORITY,
+  encodeKey,
   encoderScheduler,
   inFlightEncodes,
   isUnwanted,
@@ -194,7 +195,7 @@ export type EncodeRequest = SegmentRequest & {
 export const ensureVideoSegment = async (request: EncodeRequest): Promise<string> => {
   const { assetId, rung, index, viewer } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
-  const key = `${assetId}/${rung.name}/${index}`;
+  const key = encodeKey(assetId, rung.name, index);
   for (;;) {
     // The rendition cache's index knows the evictable segments on disk without a system call;
     // segments it does not track (background rungs) are looked for on disk.
@@ -249,7 +250,7 @@ const encodeInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'
 export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
   if (await isStoredFile(initPath)) return initPath;
-  const segmentZero = inFlightEncodes().get(`${assetId}/${rung.name}/0`);
+  const segmentZero = inFlightEncodes().get(encodeKey(assetId, rung.name, 0));
   if (segmentZero?.work.state() === 'running') {
     await segmentZero.work.done.catch(() => undefined);
     if (await isStoredFile(initPath)) return initPath;
@@ -274,7 +275,7 @@ export const prefetchFollowing = (request: SegmentRequest & { stream: ViewerStre
   for (let next = index + 1; next <= index + ahead && next < segments.length; next++) {
     if (segmentCache().has(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next))) continue;
     const deadline = viewerStreams().deadlineFor(stream, segments[next]?.start ?? 0, now);
-    const key = `${assetId}/${rung.name}/${next}`;
+    const key = encodeKey(assetId, rung.name, next);
     // Cancelled prefetches end here too; a real encode failure shows again when the segment is asked for.
     ensureVideoSegment({ assetId, plan, rung, index: next, priority: ENCODE_PRIORITY.prefetch, deadline, stream }).catch((error: unknown) =>
       getLogger().debug({ err: error, key }, 'prefetch did not complete'),
