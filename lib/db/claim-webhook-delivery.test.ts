@@ -49,6 +49,17 @@ describe.each([
     expect(row.lockedAt).toBeInstanceOf(Date);
   });
 
+  test.skipIf(skip)('an endpoint with a request in flight from another dispatcher waits; then gets its next oldest', async () => {
+    const [a, b] = await twoClients(make);
+    await seedDeliveries(a, 1);
+    const due = new Date(Date.now() - 30_000);
+    await a.webhookDelivery.create({ data: { id: 'd00-later', eventId: 'evt', endpointId: 'e0', nextAttemptAt: due } });
+    expect(await claimDueWebhookDelivery({ db: a, excludeEndpointIds: [] })).toEqual({ id: 'd00', endpointId: 'e0' });
+    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [] })).toBeNull();
+    await a.webhookDelivery.update({ where: { id: 'd00' }, data: { status: 'delivered', lockedAt: null } });
+    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [] })).toEqual({ id: 'd00-later', endpointId: 'e0' });
+  });
+
   test.skipIf(skip)('two dispatchers at once never send the same delivery', async () => {
     const [a, b] = await twoClients(make);
     await seedDeliveries(a, 30);

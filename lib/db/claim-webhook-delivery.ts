@@ -2,9 +2,12 @@ import { databaseProviderOf, getDb, type Db } from './client';
 import { Prisma } from './generated/client';
 
 // Claims the due webhook delivery that has waited longest (pending → sending) for one dispatcher,
-// skipping endpoints that already have enough in flight. As with jobs (claim-job.ts), SQLite
-// decides with a conditional update and PostgreSQL hands concurrent dispatchers different rows with
-// FOR UPDATE SKIP LOCKED.
+// skipping endpoints with a request in flight: the caller's own (`excludeEndpointIds`, known without
+// a query) and any other dispatcher's (`sending` rows), so an endpoint gets one request at a time.
+// As with jobs (claim-job.ts), SQLite decides with a conditional update and PostgreSQL hands
+// concurrent dispatchers different rows with FOR UPDATE SKIP LOCKED; two dispatchers claiming for
+// one endpoint in the same instant can still both send (order is kept for a healthy receiver, not
+// promised, as with Mux; each delivery is still sent once).
 
 export type ClaimedWebhookDelivery = { id: string; endpointId: string };
 
@@ -15,6 +18,7 @@ const claimWithConditionalUpdate = async (db: Db, excludeEndpointIds: string[], 
         status: 'pending',
         nextAttemptAt: { lte: now },
         ...(excludeEndpointIds.length > 0 && { endpointId: { notIn: excludeEndpointIds } }),
+        endpoint: { deliveries: { none: { status: 'sending' } } },
       },
       orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }],
       select: { id: true, endpointId: true },
@@ -31,14 +35,15 @@ const claimWithConditionalUpdate = async (db: Db, excludeEndpointIds: string[], 
 
 // Raw SQL sets `updatedAt` itself: Prisma's @updatedAt is applied by the client, not the database.
 const claimWithSkipLocked = async (db: Db, excludeEndpointIds: string[], now: Date): Promise<ClaimedWebhookDelivery | null> => {
-  const notBusy = excludeEndpointIds.length > 0 ? Prisma.sql`AND "endpointId" NOT IN (${Prisma.join(excludeEndpointIds)})` : Prisma.empty;
+  const notBusy = excludeEndpointIds.length > 0 ? Prisma.sql`AND d."endpointId" NOT IN (${Prisma.join(excludeEndpointIds)})` : Prisma.empty;
   const rows = await db.$queryRaw<ClaimedWebhookDelivery[]>`
     UPDATE "WebhookDelivery"
     SET "status" = 'sending', "lockedAt" = ${now}, "updatedAt" = ${now}
     WHERE "id" = (
-      SELECT "id" FROM "WebhookDelivery"
-      WHERE "status" = 'pending' AND "nextAttemptAt" <= ${now} ${notBusy}
-      ORDER BY "nextAttemptAt" ASC, "createdAt" ASC
+      SELECT d."id" FROM "WebhookDelivery" d
+      WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} ${notBusy}
+        AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" s WHERE s."endpointId" = d."endpointId" AND s."status" = 'sending')
+      ORDER BY d."nextAttemptAt" ASC, d."createdAt" ASC
       LIMIT 1
       FOR UPDATE SKIP LOCKED
     )

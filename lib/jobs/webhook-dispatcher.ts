@@ -8,8 +8,9 @@ type RunningDelivery = { id: string; endpointId: string };
 
 // Sends webhook deliveries from the outbox, in this process but apart from the job worker: the
 // worker's few slots run ingests, and a slow or dead receiver must never hold one of them. Each
-// attempt has its own deadline, and one endpoint gets at most `perEndpointLimit` of the
-// `concurrency` slots, so a receiver that times out cannot starve the others either.
+// attempt has its own deadline. An endpoint has one request in flight at a time, its oldest due
+// delivery first, so a healthy receiver sees an asset's events in the order they happened
+// (`created` before `ready`), and a receiver that times out holds one slot, never the others'.
 
 export type WebhookDispatcher = { stop: (graceMs: number) => Promise<void>; activeDeliveries: () => number };
 
@@ -18,13 +19,11 @@ const POLL_INTERVAL_MS = 1_000;
 
 export const startWebhookDispatcher = ({
   concurrency = WEBHOOK_CONCURRENCY,
-  perEndpointLimit = Math.max(1, Math.floor(concurrency / 2)),
   timeoutMs,
   retryBaseMs,
   log,
 }: {
   concurrency?: number;
-  perEndpointLimit?: number;
   timeoutMs: number;
   retryBaseMs: number;
   log: Logger;
@@ -32,12 +31,7 @@ export const startWebhookDispatcher = ({
   // Aborted on stop: in-flight requests end at once and go back to pending uncounted.
   const shutdown = new AbortController();
 
-  // Endpoints that already have their share of the slots.
-  const busyEndpointIds = (running: RunningDelivery[]): string[] => {
-    const perEndpoint = new Map<string, number>();
-    for (const { endpointId } of running) perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1);
-    return [...perEndpoint].filter(([, count]) => count >= perEndpointLimit).map(([endpointId]) => endpointId);
-  };
+  const busyEndpointIds = (running: RunningDelivery[]): string[] => [...new Set(running.map(({ endpointId }) => endpointId))];
 
   const send = async ({ id: deliveryId, endpointId }: RunningDelivery) => {
     const result = await deliverWebhook({ deliveryId, signal: shutdown.signal, timeoutMs, retryBaseMs });
