@@ -10,6 +10,7 @@ import { verifyDecodable } from '../../media/verify-decodable';
 import type { AssetInput, EncodingTier, MaxResolutionTier } from '../../schemas/asset-settings';
 import { serializeAsset } from '../../schemas/asset';
 import { enqueueJob } from '../../jobs/queue';
+import { measureEncodeCostIfUnknown } from '../playback/measure-encode-cost';
 import { buildPlaybackPlan } from '../playback/playback-plan';
 import { assetInclude } from '../assets/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
@@ -170,6 +171,7 @@ export const ingestAsset = async ({
       logged: sinceCreated(Date.now()),
     };
     log.info({ ...timings, early: inspected?.timings, timeline, readyWhileDownloading, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
+    measureEncodeCostIfUnknown(assetId, playbackPlan);
     // Work that follows readiness: the continuous audio track, and rungs above 1080p.
     if (playbackPlan.audio) {
       await enqueueJob({ name: 'encode-audio-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `audio:${assetId}` });

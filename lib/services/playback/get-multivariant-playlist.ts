@@ -8,25 +8,39 @@ import { LRUCache } from 'lru-cache';
 import { processSingleton } from '../../utils/process-singleton';
 import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 import { peekRendered, renderOnce } from './rendered-playlists';
-import { ENCODE_PRIORITY } from './runtime';
+import { ENCODE_PRIORITY, encodeDemand } from './runtime';
 import { ensureVideoSegment, storedVideoSegment } from './video-segments';
 
 const PREFERRED_START_SHORT_SIDE = 540;
 
 // Players start with the first variant listed. Listing a mid-size rung first (as Mux does) gives a
 // fast, sharp-enough first segment; the rest follow in ascending order for the player to adapt.
-const startFirst = (rungs: Rung[]): Rung[] => {
+// When the encoders cannot also keep that rung going in real time for this asset, the largest
+// cheaper rung that they can is listed first (or the cheapest), so more viewers play at once.
+// `lowered` tells that the preferred rung was passed over.
+export const startFirst = (rungs: Rung[], canStartOn: (rung: Rung) => boolean = () => true): { rungs: Rung[]; lowered: boolean } => {
   const shortSide = (rung: Rung) => Math.min(rung.width, rung.height);
-  const start = [...rungs].reverse().find((rung) => shortSide(rung) <= PREFERRED_START_SHORT_SIDE) ?? rungs[0];
-  return start ? [start, ...rungs.filter((rung) => rung !== start)] : rungs;
+  const descending = [...rungs].reverse();
+  const preferredAt = Math.max(0, descending.findIndex((rung) => shortSide(rung) <= PREFERRED_START_SHORT_SIDE));
+  const candidates = descending.slice(preferredAt);
+  const start = candidates.find(canStartOn) ?? candidates.at(-1);
+  if (!start) return { rungs, lowered: false };
+  return { rungs: [start, ...rungs.filter((rung) => rung !== start)], lowered: start !== candidates[0] };
 };
+
+const canStartOn = (assetId: string, plan: PlaybackPlan, now: number) => (rung: Rung) =>
+  !plan.video || storedVideoSegment(assetId, rung, 0) !== null || encodeDemand().fits(assetId, rung.name, now);
 
 // A player that loads the multivariant playlist asks for the first variant's init segment and
 // segment 0 a few milliseconds later; starting that encode now takes the playlist round trips off
 // the time to first frame.
-const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | undefined) => {
+// When the encoders cannot take this viewer on now, the warm waits for a free encoder like the
+// viewer's own requests will.
+const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | undefined, now: number) => {
   if (!rung || !plan.video || storedVideoSegment(assetId, rung, 0)) return;
-  ensureVideoSegment({ assetId, plan, rung, index: 0, priority: ENCODE_PRIORITY.onDemand }).catch((error: unknown) =>
+  const admitted = encodeDemand().fits(assetId, rung.name, now);
+  if (admitted) encodeDemand().reserve(assetId, rung.name, now);
+  ensureVideoSegment({ assetId, plan, rung, index: 0, priority: ENCODE_PRIORITY.onDemand, notAdmitted: !admitted }).catch((error: unknown) =>
     getLogger().warn({ err: error, assetId, rung: rung.name }, 'warming the first segment failed'),
   );
 };
@@ -53,8 +67,9 @@ export const getMultivariantPlaylist = async ({
   const available = await availableRungs(assetId, plan);
   // Under load a new player is offered only what can be encoded in time (see affordable-rungs.ts).
   const { rungs: affordable, degraded } = affordableRungs(assetId, plan, filterLadder(available, limits));
-  const rungs = startFirst(affordable);
-  warmFirstSegment(assetId, plan, rungs[0]);
+  const now = Date.now();
+  const { rungs, lowered } = startFirst(affordable, canStartOn(assetId, plan, now));
+  warmFirstSegment(assetId, plan, rungs[0], now);
   const key = ['multivariant', playbackId, proof ?? '', ...rungs.map((rung) => rung.name)].join('|');
   const text = renderOnce(key, () =>
     renderMultivariantPlaylist({
@@ -63,7 +78,7 @@ export const getMultivariantPlaylist = async ({
     }),
   );
   // A complete ladder never changes again, so the same request can be answered from memory.
-  if (!signed && !degraded && available.length === plan.rungs.length) {
+  if (!signed && !degraded && !lowered && available.length === plan.rungs.length) {
     publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0] });
   }
   return { text, cacheability, lastModified: readyAt, momentary: degraded };
@@ -95,6 +110,8 @@ export const storedMultivariantPlaylist = ({
   // Under load the full path decides which rungs can be offered.
   if (!target || !known || overCapacity()) return null;
   if (known.startRung && target.plan.video && !storedVideoSegment(target.assetId, known.startRung, 0)) return null;
+  // The encoders could not keep the usual start rung going for one more viewer: the full path picks one.
+  if (known.startRung && target.plan.video && !encodeDemand().fits(target.assetId, known.startRung.name, Date.now())) return null;
   const text = peekRendered(known.key);
   return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };

@@ -5,7 +5,7 @@ import type { Rung } from '../../media/hls/ladder';
 import { shouldSteerToCheaperRung } from './affordable-rungs';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
 import { resolvePlayback, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
-import { ENCODE_PRIORITY, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
+import { ENCODE_PRIORITY, encodeDemand, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
 import { recordWatching } from './watched-assets';
 
@@ -79,10 +79,21 @@ export const getRenditionFile = async ({
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
   // segment loads (e2e/playback/steering.spec.ts).
   if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) throw steerToCheaperRung(rung, index);
+  const admitted = encodeDemand().admit(stream.id, assetId, rung.name, now);
   const signal = viewer?.();
   try {
-    const found = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.onDemand, deadline, viewer: signal });
-    prefetchFollowing({ assetId, plan, rung, index, stream });
+    const found = await ensureVideoSegment({
+      assetId,
+      plan,
+      rung,
+      index,
+      priority: ENCODE_PRIORITY.onDemand,
+      deadline,
+      viewer: signal,
+      notAdmitted: !admitted,
+    });
+    // A viewer still waiting for admission gets what it asks for when an encoder is free, no more.
+    if (admitted) prefetchFollowing({ assetId, plan, rung, index, stream });
     return { path: found, cacheability };
   } catch (error) {
     if (error instanceof ApiError) throw error;

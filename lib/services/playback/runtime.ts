@@ -3,6 +3,8 @@ import { getLogger } from '../../log';
 import { SegmentCache } from '../../storage/segment-cache';
 import { DeadlineScheduler, type FinishedWork, type ScheduledWork } from '../../utils/deadline-scheduler';
 import { processSingleton } from '../../utils/process-singleton';
+import { encodeCostPerMediaSecond } from './encode-costs';
+import { EncodeDemand } from './encode-demand';
 import { describeLoad, type EncodeKind } from './load-snapshot';
 import { ViewerStreams, type ViewerStream } from './viewer-streams';
 
@@ -123,7 +125,24 @@ const releasePrefetchesOf = (stream: ViewerStream, keep: (flight: InFlightEncode
 export const viewerStreams = (): ViewerStreams =>
   processSingleton(
     'viewer-streams',
-    () => new ViewerStreams({ onGone: (stream) => releasePrefetchesOf(stream, () => false, 'the viewer left') }),
+    () =>
+      new ViewerStreams({
+        onGone: (stream) => {
+          encodeDemand().forget(stream.id);
+          releasePrefetchesOf(stream, () => false, 'the viewer left');
+        },
+      }),
+  );
+
+/** Which viewers the encoders have promised to keep up with (see encode-demand.ts). */
+export const encodeDemand = (): EncodeDemand =>
+  processSingleton(
+    'encode-demand',
+    () =>
+      new EncodeDemand({
+        capacity: () => encoderScheduler().limit(),
+        costOf: (rung) => encodeCostPerMediaSecond(rung)?.secondsPerMediaSecond ?? null,
+      }),
   );
 
 /** The stream moved to another rung: its prefetches of the other rungs are dropped. */

@@ -114,13 +114,14 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
 
 type Need = { kind: EncodeKind; workClass: WorkClass; deadline: number };
 
-// What the scheduler makes of a request: a viewer waiting is deadline work (due now unless its
-// stream says later), a prefetch is speculative work due when its viewer will want it, and
-// background rungs and cache fill run only on idle encoders.
-const needOf = ({ priority, deadline }: EncodeRequest, now: number): Need => {
+// What the scheduler makes of a request: an admitted viewer waiting is deadline work (due now
+// unless its stream says later), a viewer not admitted yet (see encode-demand.ts) and a prefetch
+// are speculative work, run when no deadline work waits, and background rungs and cache fill run
+// only on idle encoders.
+const needOf = ({ priority, deadline, notAdmitted = false }: EncodeRequest, now: number): Need => {
   switch (priority) {
     case ENCODE_PRIORITY.onDemand:
-      return { kind: 'onDemand', workClass: 'deadline', deadline: deadline ?? now };
+      return { kind: 'onDemand', workClass: notAdmitted ? 'speculative' : 'deadline', deadline: deadline ?? now };
     case ENCODE_PRIORITY.prefetch:
       return { kind: 'prefetch', workClass: 'speculative', deadline: deadline ?? now };
     default:
@@ -186,6 +187,8 @@ export type EncodeRequest = SegmentRequest & {
   viewer?: AbortSignal;
   /** The viewer's stream a prefetch is for: it is dropped when that stream leaves or switches rungs. */
   stream?: ViewerStream;
+  /** The waiting viewer is not admitted yet: the encoders cannot promise it real time. */
+  notAdmitted?: boolean;
 };
 
 // Returns the path of a segment, encoding it first if it is not stored. Concurrent callers for the

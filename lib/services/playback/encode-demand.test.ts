@@ -1,0 +1,73 @@
+import { describe, expect, test } from 'vitest';
+import { ADMISSION_UTILISATION, DEMAND_HOLD_MS, EncodeDemand } from './encode-demand';
+
+// Two encoder slots; 270p costs 0.15 s of encoding per second of media, 540p 0.5, 1080p unknown.
+const COSTS: Record<string, number> = { '270p': 0.15, '540p': 0.5 };
+const make = () => new EncodeDemand({ capacity: () => 2, costOf: (rung) => COSTS[rung] ?? null });
+const T0 = 1_000_000;
+
+describe('EncodeDemand', () => {
+  test('admits viewers while the encoders can keep up, then makes new ones wait', () => {
+    const demand = make();
+    const budget = 2 * ADMISSION_UTILISATION; // 1.7
+    const admitted = Array.from({ length: 6 }, (_, index) => demand.admit(`s${index}`, `asset${index}`, '540p', T0));
+    // 3 × 0.5 = 1.5 fits in 1.7; a fourth would need 2.0.
+    expect(admitted).toEqual([true, true, true, false, false, false]);
+    expect(demand.demand(T0)).toBeCloseTo(1.5);
+    expect(demand.demand(T0)).toBeLessThanOrEqual(budget);
+    // A cheaper rung still fits beside them.
+    expect(demand.admit('s6', 'asset6', '270p', T0)).toBe(true);
+    expect(demand.fits('asset7', '270p', T0)).toBe(false);
+  });
+
+  test('viewers of one asset and rung share its cost', () => {
+    const demand = make();
+    for (let index = 0; index < 10; index++) expect(demand.admit(`s${index}`, 'asset', '540p', T0)).toBe(true);
+    expect(demand.demand(T0)).toBeCloseTo(0.5);
+  });
+
+  test('an admitted viewer stays admitted when it changes rungs, and its new rung is counted', () => {
+    const demand = make();
+    expect(demand.admit('a', 'asset1', '540p', T0)).toBe(true);
+    expect(demand.admit('b', 'asset2', '540p', T0)).toBe(true);
+    expect(demand.admit('c', 'asset3', '540p', T0)).toBe(true);
+    expect(demand.admit('a', 'asset1', '270p', T0 + 1)).toBe(true);
+    expect(demand.demand(T0 + 1)).toBeCloseTo(1.65);
+    expect(demand.admit('d', 'asset4', '270p', T0 + 1)).toBe(false);
+  });
+
+  test('a rung nobody encodes for stops counting after the hold; a waiting viewer is then admitted', () => {
+    const demand = make();
+    for (let index = 0; index < 3; index++) demand.admit(`s${index}`, `asset${index}`, '540p', T0);
+    expect(demand.admit('late', 'asset9', '540p', T0 + 1_000)).toBe(false);
+    // s0 keeps asking for cold segments; the others play from the cache.
+    demand.admit('s0', 'asset0', '540p', T0 + DEMAND_HOLD_MS - 1);
+    expect(demand.admit('late', 'asset9', '540p', T0 + DEMAND_HOLD_MS)).toBe(true);
+    expect(demand.demand(T0 + DEMAND_HOLD_MS)).toBeCloseTo(1.0);
+  });
+
+  test('reservations from multivariant requests count before the first segment request', () => {
+    const demand = make();
+    demand.reserve('asset1', '540p', T0);
+    demand.reserve('asset2', '540p', T0);
+    demand.reserve('asset3', '540p', T0);
+    expect(demand.fits('asset4', '540p', T0)).toBe(false);
+    expect(demand.fits('asset1', '540p', T0)).toBe(true);
+    expect(demand.fits('asset4', '540p', T0 + DEMAND_HOLD_MS)).toBe(true);
+  });
+
+  test('a rung whose cost is unknown is no evidence to refuse on', () => {
+    const demand = make();
+    for (let index = 0; index < 3; index++) demand.admit(`s${index}`, `asset${index}`, '540p', T0);
+    expect(demand.admit('x', 'asset8', '1080p', T0)).toBe(true);
+  });
+
+  test('a stream that went away is forgotten', () => {
+    const demand = make();
+    demand.admit('s', 'asset', '540p', T0);
+    expect(demand.isAdmitted('s')).toBe(true);
+    demand.forget('s');
+    expect(demand.isAdmitted('s')).toBe(false);
+    expect(demand.admittedCount()).toBe(0);
+  });
+});
