@@ -5,7 +5,9 @@ import next from 'next';
 import { instanceSecrets } from '../auth/instance-secrets';
 import { getDb } from '../db/client';
 import { getEnv } from '../env';
+import { serveMetrics } from '../http/metrics/serve-metrics';
 import { servePlayback } from '../http/playback/serve-playback';
+import { applicationRouteClass, countHttpRequest } from '../http/request-metrics';
 import { recoverInterruptedJobs } from '../jobs/queue';
 import { startWorker } from '../jobs/worker';
 import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
@@ -49,8 +51,12 @@ const main = async () => {
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = http.createServer((request, response) => {
-    // The playback host is answered here, before Next.js routing: see serve-playback.ts.
+    // The playback host is answered here, before Next.js routing: see serve-playback.ts. It counts
+    // its own requests; the rest are counted here.
     if (servePlayback(request, response)) return;
+    const routeClass = applicationRouteClass(request.url);
+    countHttpRequest(response, routeClass);
+    if (routeClass === 'metrics') return serveMetrics(request, response);
     handle(request, response).catch((error: unknown) => {
       log.error({ err: error, url: request.url }, 'request failed');
       if (!response.headersSent) response.writeHead(500).end();
