@@ -12,6 +12,7 @@ import { recoverInterruptedJobs } from '../jobs/queue';
 import { startWorker } from '../jobs/worker';
 import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
+import { metricSet } from '../metrics/metric-set';
 import { killAllProcesses } from '../media/run-process';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
@@ -32,6 +33,8 @@ const MAINTENANCE_INTERVAL_MS = 60_000;
 const main = async () => {
   const env = getEnv();
   const log = getLogger();
+  // Made now rather than on the first request, so the process metrics (CPU, event loop lag) cover startup.
+  metricSet();
   mkdirSync(env.dataDir, { recursive: true });
   // Created now rather than on first use, so the keys exist (and can be backed up) from the start.
   instanceSecrets(env.dataDir);
