@@ -40,4 +40,10 @@ export default tseslint.config(
     { group: ['next', 'next/*', '**/http/*'], message: 'Nothing below lib/http imports from it.' },
   ]),
   restrict(['lib/http/**'], [{ group: ['**/db/*'], message: 'lib/http goes through lib/services or lib/auth.' }]),
+  // Every layer records metrics, so lib/metrics depends on none of them: state kept elsewhere (the
+  // job queue, the encoder) is handed to it at scrape time by lib/services/metrics.
+  restrict(['lib/metrics/**'], [
+    ...noEnvOrDb,
+    { group: ['**/services/*', '**/http/*', '**/jobs/*', 'next', 'next/*'], message: 'lib/metrics depends on no layer that records into it.' },
+  ]),
 );

@@ -55,6 +55,12 @@ describe('parseEnv', () => {
     });
   });
 
+  test('METRICS_TOKEN: none by default (loopback-only /metrics), or the token as given', () => {
+    expect(parseEnv({}).metricsToken).toBeNull();
+    expect(parseEnv({ METRICS_TOKEN: '' }).metricsToken).toBeNull();
+    expect(parseEnv({ METRICS_TOKEN: 'Zx8-q1_w.E5r~T6y' }).metricsToken).toBe('Zx8-q1_w.E5r~T6y');
+  });
+
   test.each([
     [{ PORT: 'abc' }, /PORT/],
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],
@@ -63,6 +69,8 @@ describe('parseEnv', () => {
     [{ DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL must be a SQLite "file:" URL or a PostgreSQL "postgres:\/\/"/],
     [{ DATABASE_URL: 'postgres://localhost/db?schema=a;drop' }, /DATABASE_URL: schema "a;drop" must be a plain identifier/],
     [{ DATABASE_URL: 'postgres://' }, /DATABASE_URL names no PostgreSQL host/],
+    [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN: must be at least 16 characters/],
+    [{ METRICS_TOKEN: 'has a space in the middle' }, /METRICS_TOKEN: must be printable ASCII without spaces/],
   ])('rejects %j with a message naming the variable', (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);
   });

@@ -53,6 +53,15 @@ const rawEnvSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(120).default(10)),
   ASSET_GET_RATE_PER_SECOND: positiveInt(1),
   ASSET_GET_RATE_BURST: positiveInt(5),
+  // Sent by Prometheus as `Authorization: Bearer …`; long enough that guessing it is hopeless.
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (it travels in an HTTP header)')
+      .min(16, 'must be at least 16 characters')
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -93,6 +102,8 @@ export type Env = {
   // First retry delay of a failed webhook delivery; each further retry doubles it (capped at 1 h).
   webhookRetryBaseMs: number;
   webhookTimeoutMs: number;
+  /** Bearer token `/metrics` requires; null: `/metrics` answers only requests from loopback addresses. */
+  metricsToken: string | null;
   logLevel: string;
 };
 
@@ -160,6 +171,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
     webhookRetryBaseMs: Math.round(raw.WEBHOOK_RETRY_BASE_SECONDS * 1000),
     webhookTimeoutMs: Math.round(raw.WEBHOOK_TIMEOUT_SECONDS * 1000),
+    metricsToken: raw.METRICS_TOKEN ?? null,
     logLevel: raw.LOG_LEVEL,
   };
 };

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { recordWebhookDelivery } from '../metrics/record';
 import { deliverWebhook } from '../services/webhooks/deliver-webhook';
 import { claimDueWebhookDelivery } from '../services/webhooks/webhook-delivery-queue';
 import { onWebhookRecorded } from '../services/webhooks/webhook-signals';
@@ -36,6 +37,8 @@ export const startWebhookDispatcher = ({
   const send = async ({ id: deliveryId, endpointId }: RunningDelivery) => {
     const result = await deliverWebhook({ deliveryId, signal: shutdown.signal, timeoutMs, retryBaseMs });
     const details = { deliveryId, endpointId, ...result };
+    // Released (shutdown) and gone (deleted meanwhile) are not attempts that ended.
+    if (result.outcome === 'delivered' || result.outcome === 'retry' || result.outcome === 'failed') recordWebhookDelivery(result.outcome);
     if (result.outcome === 'retry') log.info(details, 'webhook delivery failed; will retry');
     else if (result.outcome === 'failed') log.warn(details, 'webhook delivery failed for 24 h; giving up');
     else log.debug(details, 'webhook delivery attempt finished');

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
+import { recordJobRun, type WorkResult } from '../metrics/record';
 import { jobRegistry, type JobName } from './registry';
 import { claimNextJob, completeJob, failJob, releaseJob, type JobRow } from './queue';
 import { startClaimLoop } from './claim-loop';
@@ -35,6 +36,8 @@ export const startWorker = ({ log }: { log: Logger }): Worker => {
       await failJob(job, parsed.error, { retry: false });
       return;
     }
+    const startedAt = performance.now();
+    const ran = (result: WorkResult) => recordJobRun({ name: job.name, result, seconds: (performance.now() - startedAt) / 1000 });
     try {
       await definition.run(parsed.data as never, {
         signal: controller.signal,
@@ -43,11 +46,14 @@ export const startWorker = ({ log }: { log: Logger }): Worker => {
         maxAttempts: job.maxAttempts,
       });
       await completeJob(job.id);
+      ran('ok');
     } catch (error) {
       if (stopping && controller.signal.aborted) {
+        ran('cancelled');
         await releaseJob(job);
         return;
       }
+      ran('error');
       const retry = job.attempts < job.maxAttempts;
       jobLog.warn({ err: error, retry }, 'job failed');
       await failJob(job, error, { retry });

@@ -5,11 +5,14 @@ import next from 'next';
 import { instanceSecrets } from '../auth/instance-secrets';
 import { getDb } from '../db/client';
 import { getEnv } from '../env';
+import { serveMetrics } from '../http/metrics/serve-metrics';
 import { servePlayback } from '../http/playback/serve-playback';
+import { applicationRouteClass, countHttpRequest } from '../http/request-metrics';
 import { recoverInterruptedJobs } from '../jobs/queue';
 import { startWorker } from '../jobs/worker';
 import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
+import { metricSet } from '../metrics/metric-set';
 import { killAllProcesses } from '../media/run-process';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
@@ -30,6 +33,8 @@ const MAINTENANCE_INTERVAL_MS = 60_000;
 const main = async () => {
   const env = getEnv();
   const log = getLogger();
+  // Made now rather than on the first request, so the process metrics (CPU, event loop lag) cover startup.
+  metricSet();
   mkdirSync(env.dataDir, { recursive: true });
   // Created now rather than on first use, so the keys exist (and can be backed up) from the start.
   instanceSecrets(env.dataDir);
@@ -49,8 +54,12 @@ const main = async () => {
   await app.prepare();
   const handle = app.getRequestHandler();
   const server = http.createServer((request, response) => {
-    // The playback host is answered here, before Next.js routing: see serve-playback.ts.
+    // The playback host is answered here, before Next.js routing: see serve-playback.ts. It counts
+    // its own requests; the rest are counted here.
     if (servePlayback(request, response)) return;
+    const routeClass = applicationRouteClass(request.url);
+    countHttpRequest(response, routeClass);
+    if (routeClass === 'metrics') return serveMetrics(request, response);
     handle(request, response).catch((error: unknown) => {
       log.error({ err: error, url: request.url }, 'request failed');
       if (!response.headersSent) response.writeHead(500).end();

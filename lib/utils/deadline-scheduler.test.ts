@@ -160,6 +160,39 @@ describe('DeadlineScheduler', () => {
     ]);
   });
 
+  it('reports each work once when it finishes, with its outcome and the subject it was submitted with', async () => {
+    const finished: FinishedWork<Kind, { rung: string }>[] = [];
+    const scheduler = new DeadlineScheduler<Kind, { rung: string }>({ slots: 1, onFinish: (work) => finished.push(work) });
+    const preempted = controllable();
+    const preemptedDone = scheduler.submit({ kind: 'background', workClass: 'idle', subject: { rung: '1440p' }, run: preempted.run }).done;
+    const running = controllable();
+    const runningWork = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', subject: { rung: '540p' }, run: running.run });
+    const queued = scheduler.submit({ kind: 'prefetch', workClass: 'speculative', subject: { rung: '540p' }, run: async () => undefined });
+    const failing = scheduler.submit({
+      kind: 'onDemand',
+      workClass: 'deadline',
+      deadline: Date.now() + 60_000,
+      run: async () => {
+        throw new Error('ffmpeg exited with 1');
+      },
+    });
+    await settle();
+    queued.cancel(new Error('nobody wants it'));
+    await expect(queued.done).rejects.toThrow('nobody wants it');
+    runningWork.cancel(new Error('the viewer went away'));
+    await expect(runningWork.done).rejects.toThrow('the viewer went away');
+    await expect(failing.done).rejects.toThrow('ffmpeg exited with 1');
+    await settle();
+    preempted.finish();
+    await preemptedDone;
+    expect(finished.map((work) => [work.kind, work.subject?.rung, work.outcome, work.preemptions])).toEqual([
+      ['prefetch', '540p', 'cancelled', 0],
+      ['onDemand', '540p', 'cancelled', 0],
+      ['onDemand', undefined, 'error', 0],
+      ['background', '1440p', 'ok', 1],
+    ]);
+  });
+
   it('preempts idle work for a prefetch only as far as needed', async () => {
     const scheduler = new DeadlineScheduler<Kind>({ slots: 2 });
     const idle = [controllable(), controllable()];

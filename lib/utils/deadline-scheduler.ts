@@ -26,22 +26,29 @@ export type WorkAttempt = {
   background: boolean;
 };
 
-export type FinishedWork<K extends string> = {
+/** ok: it succeeded; cancelled: cancel() ended it; error: it failed. */
+export type WorkOutcome = 'ok' | 'error' | 'cancelled';
+
+export type FinishedWork<K extends string, S = undefined> = {
   kind: K;
   label: string;
+  subject: S | undefined;
   workClass: WorkClass;
   deadline: number;
   queuedAt: number;
   startedAt: number;
   finishedAt: number;
   ok: boolean;
+  outcome: WorkOutcome;
   missedDeadline: boolean;
   preemptions: number;
 };
 
-export type WorkOptions<K extends string, T> = {
+export type WorkOptions<K extends string, T, S = undefined> = {
   kind: K;
   workClass: WorkClass;
+  /** What the work is about, handed back untouched to onFinish (the scheduler never looks at it). */
+  subject?: S;
   /** Epoch ms by which the result is needed; orders deadline and speculative work. Default: now. */
   deadline?: number;
   /** Expected running time in ms, for estimates of when queued work will finish; unknown: 0. */
@@ -75,10 +82,11 @@ export type ScheduledWork<T, K extends string = string> = {
   cancel: (reason: Error) => void;
 };
 
-type Job<K extends string> = {
+type Job<K extends string, S> = {
   seq: number;
   kind: K;
   label: string;
+  subject: S | undefined;
   workClass: WorkClass;
   deadline: number;
   deadlineSetAt: number;
@@ -101,28 +109,28 @@ type Job<K extends string> = {
   reject: (reason: unknown) => void;
 };
 
-export type DeadlineSchedulerOptions<K extends string> = {
+export type DeadlineSchedulerOptions<K extends string, S = undefined> = {
   slots: number;
   now?: () => number;
   onStart?: (work: { kind: K; label: string; workClass: WorkClass; deadline: number; queuedAt: number; startedAt: number }) => void;
-  onFinish?: (work: FinishedWork<K>) => void;
+  onFinish?: (work: FinishedWork<K, S>) => void;
 };
 
-const byDeadline = <K extends string>(a: Job<K>, b: Job<K>) => a.deadline - b.deadline || a.seq - b.seq;
-const bySeq = <K extends string>(a: Job<K>, b: Job<K>) => a.seq - b.seq;
+const byDeadline = <K extends string, S>(a: Job<K, S>, b: Job<K, S>) => a.deadline - b.deadline || a.seq - b.seq;
+const bySeq = <K extends string, S>(a: Job<K, S>, b: Job<K, S>) => a.seq - b.seq;
 
-export class DeadlineScheduler<K extends string> {
+export class DeadlineScheduler<K extends string, S = undefined> {
   private readonly slots: number;
   private readonly speculativeSlots: number;
   private readonly now: () => number;
-  private readonly queues: Record<WorkClass, Job<K>[]> = { deadline: [], speculative: [], idle: [] };
-  private readonly runningJobs = new Set<Job<K>>();
+  private readonly queues: Record<WorkClass, Job<K, S>[]> = { deadline: [], speculative: [], idle: [] };
+  private readonly runningJobs = new Set<Job<K, S>>();
   private seq = 0;
   private misses = 0;
   private lastUrgentAt = Number.NEGATIVE_INFINITY;
   private readonly idleListeners = new Set<() => void>();
 
-  constructor(private readonly options: DeadlineSchedulerOptions<K>) {
+  constructor(private readonly options: DeadlineSchedulerOptions<K, S>) {
     const { slots } = options;
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`DeadlineScheduler: slots must be a positive integer, got ${slots}`);
     this.slots = slots;
@@ -130,7 +138,7 @@ export class DeadlineScheduler<K extends string> {
     this.now = options.now ?? Date.now;
   }
 
-  submit<T>(options: WorkOptions<K, T>): ScheduledWork<T, K> {
+  submit<T>(options: WorkOptions<K, T, S>): ScheduledWork<T, K> {
     const now = this.now();
     const deadline = options.deadline ?? now;
     if (Number.isNaN(deadline)) throw new RangeError('DeadlineScheduler: deadline is NaN');
@@ -140,10 +148,11 @@ export class DeadlineScheduler<K extends string> {
       resolve = onResolve as (value: unknown) => void;
       reject = onReject;
     });
-    const job: Job<K> = {
+    const job: Job<K, S> = {
       seq: this.seq++,
       kind: options.kind,
       label: options.label ?? options.kind,
+      subject: options.subject,
       workClass: options.workClass,
       deadline,
       deadlineSetAt: now,
@@ -255,7 +264,7 @@ export class DeadlineScheduler<K extends string> {
     return freeAt[0] ?? 0;
   }
 
-  private enqueue(job: Job<K>): void {
+  private enqueue(job: Job<K, S>): void {
     const queue = this.queues[job.workClass];
     const compare = job.workClass === 'idle' ? bySeq : byDeadline;
     let low = 0;
@@ -269,13 +278,13 @@ export class DeadlineScheduler<K extends string> {
     queue.splice(low, 0, job);
   }
 
-  private dequeue(job: Job<K>): void {
+  private dequeue(job: Job<K, S>): void {
     const queue = this.queues[job.workClass];
     const index = queue.indexOf(job);
     if (index !== -1) queue.splice(index, 1);
   }
 
-  private hasten(job: Job<K>, workClass: WorkClass, deadline: number, kind: K | undefined): void {
+  private hasten(job: Job<K, S>, workClass: WorkClass, deadline: number, kind: K | undefined): void {
     if (job.state === 'finished') return;
     const moreUrgentClass = CLASS_RANK[workClass] < CLASS_RANK[job.workClass];
     const earlier = deadline < job.deadline;
@@ -300,7 +309,7 @@ export class DeadlineScheduler<K extends string> {
     this.pump();
   }
 
-  private cancel(job: Job<K>, reason: Error): void {
+  private cancel(job: Job<K, S>, reason: Error): void {
     if (job.state === 'finished' || job.cancelReason) return;
     job.cancelReason = reason;
     if (job.state === 'queued') {
@@ -386,7 +395,7 @@ export class DeadlineScheduler<K extends string> {
     }
   }
 
-  private start(job: Job<K>, { outsideSlots = false } = {}): void {
+  private start(job: Job<K, S>, { outsideSlots = false } = {}): void {
     this.dequeue(job);
     const attempt = new AbortController();
     job.state = 'running';
@@ -417,7 +426,7 @@ export class DeadlineScheduler<K extends string> {
     );
   }
 
-  private settle(job: Job<K>, attempt: AbortController, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+  private settle(job: Job<K, S>, attempt: AbortController, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
     this.runningJobs.delete(job);
     job.attempt = null;
     if (!outcome.ok && attempt.signal.aborted && job.requeueAfterAbort && !job.cancelReason) {
@@ -433,7 +442,7 @@ export class DeadlineScheduler<K extends string> {
     this.pump();
   }
 
-  private finish(job: Job<K>, ok: boolean): void {
+  private finish(job: Job<K, S>, ok: boolean): void {
     job.state = 'finished';
     const finishedAt = this.now();
     if (job.workClass !== 'idle') this.lastUrgentAt = finishedAt;
@@ -444,12 +453,14 @@ export class DeadlineScheduler<K extends string> {
     this.options.onFinish?.({
       kind: job.kind,
       label: job.label,
+      subject: job.subject,
       workClass: job.workClass,
       deadline: job.deadline,
       queuedAt: job.queuedAt,
       startedAt: started ? job.startedAt : finishedAt,
       finishedAt,
       ok,
+      outcome: ok ? 'ok' : job.cancelReason ? 'cancelled' : 'error',
       missedDeadline,
       preemptions: job.preemptions,
     });

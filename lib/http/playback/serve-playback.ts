@@ -12,6 +12,7 @@ import { forgetMissingRenditionFile, getRenditionFile } from '../../services/pla
 import { getRenditionPlaylist, storedRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
 import type { PlaybackAccess, PlaybackText } from '../../services/playback/resolve-playback';
 import { ApiError, isApiError, notFound } from '../api-error';
+import { countHttpRequest, playbackRouteClass } from '../request-metrics';
 import {
   CONTENT_TYPES,
   immutableCacheControl,
@@ -147,6 +148,7 @@ export const servePlayback = (request: IncomingMessage, response: ServerResponse
   const queryStart = url.indexOf('?');
   const path = matchPlaybackPath(queryStart === -1 ? url : url.slice(0, queryStart));
   if (!path) return false;
+  countHttpRequest(response, playbackRouteClass(path));
   if (request.method === 'OPTIONS') {
     response.writeHead(204, PLAYBACK_PREFLIGHT_HEADERS).end();
     return true;

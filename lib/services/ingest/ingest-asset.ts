@@ -10,6 +10,7 @@ import { verifyDecodable } from '../../media/verify-decodable';
 import type { AssetInput, EncodingTier, MaxResolutionTier } from '../../schemas/asset-settings';
 import { serializeAsset } from '../../schemas/asset';
 import { enqueueJob } from '../../jobs/queue';
+import { recordIngestStep, type IngestStep } from '../../metrics/record';
 import { measureEncodeCostIfUnknown } from '../playback/measure-encode-cost';
 import { buildPlaybackPlan } from '../playback/playback-plan';
 import { assetInclude } from '../assets/asset-record';
@@ -26,6 +27,16 @@ import { markAssetErrored } from './mark-asset-errored';
 const TEST_ASSET_MAX_SECONDS = 10;
 const PROBE_TIMEOUT_MS = 60_000;
 
+
+// Each step's time is logged with the ready asset (in ms, under these names) and observed in the
+// ingest step histogram (in seconds, labelled with the step).
+const STEP_LOG_NAMES: Record<Exclude<IngestStep, 'total'>, string> = {
+  download: 'downloadMs',
+  inspect_while_downloading: 'inspectWhileDownloadingMs',
+  cpu_slot_wait: 'cpuSlotWaitMs',
+  probe: 'probeMs',
+  decode_check: 'decodeCheckMs',
+};
 
 const formatHours = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600} h` : `${seconds} s`);
 
@@ -54,9 +65,11 @@ export const ingestAsset = async ({
   const startedAt = performance.now();
   const startedAtEpochMs = Date.now();
   const timings: Record<string, number> = {};
-  const lap = (name: string, since: number) => {
-    timings[name] = Math.round(performance.now() - since);
-    return performance.now();
+  const lap = (step: keyof typeof STEP_LOG_NAMES, since: number) => {
+    const now = performance.now();
+    timings[STEP_LOG_NAMES[step]] = Math.round(now - since);
+    recordIngestStep({ step, seconds: (now - since) / 1000 });
+    return now;
   };
   // Stops a download still running in the background when the ingest ends without the asset ready.
   const stopDownload = new AbortController();
@@ -88,7 +101,7 @@ export const ingestAsset = async ({
       const result = await download.done;
       log.info({ bytes: result.bytes, finalUrl: result.finalUrl }, 'input downloaded');
     }
-    let since = lap(readyWhileDownloading ? 'inspectWhileDownloadingMs' : 'downloadMs', startedAt);
+    let since = lap(readyWhileDownloading ? 'inspect_while_downloading' : 'download', startedAt);
 
     const size = (readyWhileDownloading && download?.declaredBytes()) || (await stat(sourcePath)).size;
     const ends = (['start', 'end'] as const).filter((end) => !inspected?.decodedEnds.includes(end));
@@ -97,15 +110,15 @@ export const ingestAsset = async ({
       inspected && ends.length === 0
         ? withCompleteFileSize(inspected.probe, size)
         : await withIngestCpuSlot(signal, async () => {
-            since = lap('cpuSlotWaitMs', since);
+            since = lap('cpu_slot_wait', since);
             const probed = inspected
               ? withCompleteFileSize(inspected.probe, size)
               : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
-            since = lap('probeMs', since);
+            since = lap('probe', since);
             if ((probed.durationSeconds ?? 0) <= env.maxInputDurationSeconds) {
               await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe: probed, signal, ends });
             }
-            lap('decodeCheckMs', since);
+            lap('decode_check', since);
             return probed;
           });
     const duration = probe.durationSeconds ?? 0;
@@ -170,7 +183,9 @@ export const ingestAsset = async ({
       ready: sinceCreated(readyAtEpochMs),
       logged: sinceCreated(Date.now()),
     };
-    log.info({ ...timings, early: inspected?.timings, timeline, readyWhileDownloading, totalMs: Math.round(performance.now() - startedAt) }, 'asset ready');
+    const totalMs = performance.now() - startedAt;
+    recordIngestStep({ step: 'total', seconds: totalMs / 1000 });
+    log.info({ ...timings, early: inspected?.timings, timeline, readyWhileDownloading, totalMs: Math.round(totalMs) }, 'asset ready');
     measureEncodeCostIfUnknown(assetId, playbackPlan);
     // Work that follows readiness: the continuous audio track, and rungs above 1080p.
     if (playbackPlan.audio) {

@@ -136,6 +136,7 @@ export const ensureAudioEncoding = async ({
     deadline: deadline ?? Number.POSITIVE_INFINITY,
     slotlessWhenUrgent: true,
     label: `${assetId}/audio`,
+    subject: { rung: AUDIO_RENDITION, forBackgroundRungs: false },
     costMs: (encodeCostPerMediaSecond(AUDIO_RENDITION)?.secondsPerMediaSecond ?? 0) * (plan.audio?.duration ?? 0) * 1000,
     // Judged per segment by the viewers waiting for them (waitForAudioFile), not by when the
     // whole track is done.

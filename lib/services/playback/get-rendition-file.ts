@@ -1,5 +1,6 @@
 import { ApiError, notFound } from '../../errors/api-error';
 import { getLogger } from '../../log';
+import { recordSegmentCacheRequest } from '../../metrics/record';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import type { Rung } from '../../media/hls/ladder';
 import { shouldSteerToCheaperRung } from './affordable-rungs';
@@ -71,6 +72,8 @@ export const getRenditionFile = async ({
   // small box that encode beside the switch's cold segment could double its time.
   if (switchedFrom !== null) releaseOtherRungPrefetches(stream);
   const stored = storedVideoSegment(assetId, rung, index);
+  // Rungs above 1080p are not in the rendition cache (see isEvictableSegment).
+  if (!rung.isBackground) recordSegmentCacheRequest(stored ? 'hit' : 'miss');
   if (stored) {
     prefetchFollowing({ assetId, plan, rung, index, stream });
     return { path: stored, cacheability };

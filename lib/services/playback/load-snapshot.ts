@@ -5,6 +5,13 @@ import { rungCosts, type RungCost } from './encode-costs';
 
 export type EncodeKind = 'onDemand' | 'prefetch' | 'audio' | 'background';
 
+/**
+ * What a segment encode makes (image work has none): its rung, and whether the background-rungs
+ * job asked for it (rungs above 1080p), which the scheduler's work classes do not tell apart from
+ * filling idle encoders.
+ */
+export type EncodeSubject = { rung: string; forBackgroundRungs: boolean };
+
 export type RungEncodeCost = RungCost;
 
 export type EncodingLoad = {
@@ -19,7 +26,7 @@ export type EncodingLoad = {
   rungCosts: RungEncodeCost[];
 };
 
-export const describeLoad = (scheduler: DeadlineScheduler<EncodeKind>): EncodingLoad => {
+export const describeLoad = (scheduler: DeadlineScheduler<EncodeKind, EncodeSubject>): EncodingLoad => {
   const { queued } = scheduler.countByKind();
   return {
     at: new Date().toISOString(),

@@ -1,18 +1,19 @@
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
+import { recordSegmentEncode } from '../../metrics/record';
 import { SegmentCache } from '../../storage/segment-cache';
 import { DeadlineScheduler, type FinishedWork, type ScheduledWork } from '../../utils/deadline-scheduler';
 import { processSingleton } from '../../utils/process-singleton';
 import { encodeCostPerMediaSecond } from './encode-costs';
 import { EncodeDemand } from './encode-demand';
-import { describeLoad, type EncodeKind } from './load-snapshot';
+import { describeLoad, type EncodeKind, type EncodeSubject } from './load-snapshot';
 import { ViewerStreams, type ViewerStream } from './viewer-streams';
 
 // Process-wide state of the just-in-time encoder: the scheduler every ffmpeg of playback goes
 // through, the in-flight segment encodes (so concurrent requests for one segment share one ffmpeg
 // run), the viewers' streams that give encodes their deadlines, and the bounded rendition cache.
 
-export type { EncodeKind } from './load-snapshot';
+export type { EncodeKind, EncodeSubject } from './load-snapshot';
 
 /**
  * How urgent a segment encode is. `onDemand`: a viewer waits for it. `prefetch`: a viewer will ask
@@ -26,7 +27,7 @@ export type EncodePriority = (typeof ENCODE_PRIORITY)[keyof typeof ENCODE_PRIORI
 const LOAD_LOG_INTERVAL_MS = 5_000;
 
 // One debug line per encode, with its slack (negative: finished after the viewer's deadline).
-const logFinished = (work: FinishedWork<EncodeKind>) => {
+const logFinished = (work: FinishedWork<EncodeKind, EncodeSubject>) => {
   const log = getLogger();
   if (!log.isLevelEnabled('debug')) return;
   log.debug(
@@ -45,6 +46,18 @@ const logFinished = (work: FinishedWork<EncodeKind>) => {
   );
 };
 
+// Every segment encode, of every rung and for every reason (a viewer, a prefetch, filling idle
+// encoders, background rungs, the audio track), finishes here; image work carries no subject.
+const countSegmentEncode = (work: FinishedWork<EncodeKind, EncodeSubject>) => {
+  if (!work.subject) return;
+  recordSegmentEncode({
+    rung: work.subject.rung,
+    priority: work.subject.forBackgroundRungs && work.workClass === 'idle' ? 'background' : work.workClass,
+    result: work.outcome,
+    seconds: (work.finishedAt - work.startedAt) / 1000,
+  });
+};
+
 const loadLog = () => processSingleton('encoding-load-log', () => ({ lastAt: 0 }));
 
 // Logged from the scheduler's own events, so an idle encoder logs nothing and needs no timer.
@@ -61,16 +74,17 @@ const logLoadNowAndThen = () => {
   );
 };
 
-export const encoderScheduler = (): DeadlineScheduler<EncodeKind> =>
+export const encoderScheduler = (): DeadlineScheduler<EncodeKind, EncodeSubject> =>
   processSingleton(
     'encoder-scheduler',
     () =>
-      new DeadlineScheduler<EncodeKind>({
+      new DeadlineScheduler<EncodeKind, EncodeSubject>({
         slots: getEnv().jitEncodeConcurrency,
         // After the scheduler has handed the freed slot on, so the line shows the state it settled in.
         onStart: () => queueMicrotask(logLoadNowAndThen),
         onFinish: (work) => {
           logFinished(work);
+          countSegmentEncode(work);
           queueMicrotask(logLoadNowAndThen);
         },
       }),

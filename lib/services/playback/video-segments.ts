@@ -139,6 +139,7 @@ const startEncode = (request: EncodeRequest, key: string): InFlightEncode => {
     work: encoderScheduler().submit({
       ...need,
       label: key,
+      subject: { rung: request.rung.name, forBackgroundRungs: request.priority === ENCODE_PRIORITY.background },
       costMs: expectedCostMs(request.rung, request.plan.video?.segments[request.index]?.duration ?? 0),
       run: (attempt) => encodeVideoSegment(request, attempt),
     }),
