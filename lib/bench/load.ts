@@ -41,6 +41,8 @@ export type ViewerPassResult = {
   viewersFetchedEverything: number;
   startupMs: Spread;
   videoFetchMs: Spread;
+  /** Video fetches a viewer sent after its playback had started (what a stall depends on). */
+  videoFetchAfterStartMs: Spread;
   audioFetchMs: Spread;
   /** Playlists and init segments. */
   otherFetchMs: Spread;
@@ -181,6 +183,12 @@ const summarisePass = (reports: Array<{ asset: number; viewer: number; report: V
   const rungsPlayed: Record<string, number> = {};
   for (const report of all) for (const [rung, count] of Object.entries(report.segmentsByRung)) rungsPlayed[rung] = (rungsPlayed[rung] ?? 0) + count;
   const msOf = (kinds: string[]) => fetches.filter((fetch) => kinds.includes(fetch.kind)).map((fetch) => round(fetch.ms, 1));
+  // `atMs` is when a fetch finished; it was sent `ms` earlier.
+  const afterStart = all.flatMap((report) =>
+    report.startupMs === null
+      ? []
+      : report.fetches.filter((fetch) => fetch.status === 200 && fetch.kind === 'video' && fetch.atMs - fetch.ms >= (report.startupMs ?? 0)),
+  );
   return {
     viewers: all.length,
     wallSeconds,
@@ -193,6 +201,7 @@ const summarisePass = (reports: Array<{ asset: number; viewer: number; report: V
     viewersFetchedEverything: all.filter((report) => report.fetchedEverything).length,
     startupMs: spread(all.map((report) => report.startupMs).filter((value): value is number => value !== null).map((value) => round(value, 0))),
     videoFetchMs: spread(msOf(['video'])),
+    videoFetchAfterStartMs: spread(afterStart.map((fetch) => round(fetch.ms, 1))),
     audioFetchMs: spread(msOf(['audio'])),
     otherFetchMs: spread(msOf(['multivariant', 'playlist', 'init'])),
     httpErrors: errors.length,

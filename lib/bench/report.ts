@@ -447,6 +447,7 @@ const renderLoad = (value: LoadResult): string[] => {
     `**${entry.stalls}** (${entry.viewersWithStalls} viewers, ${entry.stalledSeconds} s)`,
     `${formatMs(entry.startupMs.p50)} / ${formatMs(entry.startupMs.p90)}`,
     spreadCells(entry.videoFetchMs),
+    spreadCells(entry.videoFetchAfterStartMs),
     spreadCells(entry.audioFetchMs),
     entry.httpErrors,
     Object.entries(entry.rungsPlayed)
@@ -472,7 +473,7 @@ const renderLoad = (value: LoadResult): string[] => {
       `**Cached:** every segment of every rung fetched once (${formatMs(value.warmup.ms)}, ${value.warmup.requests} requests, ${value.warmup.errors} errors, rungs ${value.warmup.rungs.join(' ')}), then the same viewers again. ` +
       `**Burst:** ${options.burstCreates} creates at once on the then idle server.`,
     table(
-      ['Pass', 'Stalls after start', 'Startup p50 / p90', 'Video fetch p50 / p90 / p99', 'Audio fetch p50 / p90 / p99', 'HTTP errors', 'Video segments per rung', 'Reached the end'],
+      ['Pass', 'Stalls after start', 'Startup p50 / p90', 'Video fetch p50 / p90 / p99', 'Video fetch after start p50 / p90 / p99', 'Audio fetch p50 / p90 / p99', 'HTTP errors', 'Video segments per rung', 'Reached the end'],
       [pass('fresh', value.fresh), pass('cached', value.cached)],
     ),
     `Encoding load (GET /api/encoding-load) — fresh: ${encodingLoadCell(value.fresh)}. Cached: ${encodingLoadCell(value.cached)}.`,

@@ -639,7 +639,8 @@ const main = async (): Promise<number> => {
       const entry = value?.[pass];
       return entry
         ? `${entry.viewersWithStalls} viewer(s) stalled, ${entry.stalledSeconds} s in all; ${entry.httpErrors} HTTP errors; ` +
-            `p50/p90/p99 video ${formatMs(entry.videoFetchMs.p50)}/${formatMs(entry.videoFetchMs.p90)}/${formatMs(entry.videoFetchMs.p99)}, ` +
+            `p50/p90/p99 video ${formatMs(entry.videoFetchMs.p50)}/${formatMs(entry.videoFetchMs.p90)}/${formatMs(entry.videoFetchMs.p99)} ` +
+            `(after playback started ${formatMs(entry.videoFetchAfterStartMs.p50)}/${formatMs(entry.videoFetchAfterStartMs.p90)}/${formatMs(entry.videoFetchAfterStartMs.p99)}), ` +
             `audio ${formatMs(entry.audioFetchMs.p50)}/${formatMs(entry.audioFetchMs.p90)}/${formatMs(entry.audioFetchMs.p99)}; rungs played ${Object.entries(entry.rungsPlayed).map(([rung, count]) => `${rung} ${count}`).join(', ')}`
         : undefined;
     };
