@@ -55,7 +55,17 @@ describe('parseEnv', () => {
     });
   });
 
+  test('KEYFRAME_ROLE: all by default; http and worker need a shared (PostgreSQL) database', () => {
+    expect(parseEnv({}).role).toBe('all');
+    expect(parseEnv({ KEYFRAME_ROLE: 'all', DATABASE_URL: 'file:/tmp/x.db' }).role).toBe('all');
+    expect(parseEnv({ KEYFRAME_ROLE: 'worker', DATABASE_URL: 'postgres://db.internal/keyframe' }).role).toBe('worker');
+    expect(parseEnv({ KEYFRAME_ROLE: 'http', DATABASE_URL: 'postgres://db.internal/keyframe' }).role).toBe('http');
+    expect(() => parseEnv({ KEYFRAME_ROLE: 'http' })).toThrow(/KEYFRAME_ROLE=http needs a database every node shares.*PostgreSQL/);
+    expect(() => parseEnv({ KEYFRAME_ROLE: 'worker', DATABASE_URL: 'file:/tmp/x.db' })).toThrow(/KEYFRAME_ROLE=worker needs a database/);
+  });
+
   test.each([
+    [{ KEYFRAME_ROLE: 'web' }, /KEYFRAME_ROLE/],
     [{ PORT: 'abc' }, /PORT/],
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],
     [{ BASE_URL: 'ftp://x' }, /BASE_URL/],
