@@ -64,7 +64,18 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ KEYFRAME_ROLE: 'worker', DATABASE_URL: 'file:/tmp/x.db' })).toThrow(/KEYFRAME_ROLE=worker needs a database/);
   });
 
+  test('REDIS_URL: none by default; a redis:// or rediss:// URL with a key prefix', () => {
+    expect(parseEnv({}).redis).toBeNull();
+    expect(parseEnv({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redis).toEqual({ url: 'redis://127.0.0.1:6379/2', keyPrefix: 'keyframe' });
+    expect(parseEnv({ REDIS_URL: 'rediss://:pw@cache.internal:6380', REDIS_KEY_PREFIX: 'kf-prod' }).redis).toEqual({
+      url: 'rediss://:pw@cache.internal:6380',
+      keyPrefix: 'kf-prod',
+    });
+  });
+
   test.each([
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL/],
+    [{ REDIS_URL: 'redis://x', REDIS_KEY_PREFIX: 'a b' }, /REDIS_KEY_PREFIX/],
     [{ KEYFRAME_ROLE: 'web' }, /KEYFRAME_ROLE/],
     [{ PORT: 'abc' }, /PORT/],
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],

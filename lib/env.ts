@@ -53,6 +53,9 @@ const rawEnvSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(120).default(10)),
   ASSET_GET_RATE_PER_SECOND: positiveInt(1),
   ASSET_GET_RATE_BURST: positiveInt(5),
+  REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
+  // Lets deployments (or test runs) share one Redis without seeing each other's keys.
+  REDIS_KEY_PREFIX: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('keyframe')),
   KEYFRAME_ROLE: z.preprocess(emptyAsUndefined, z.enum(['all', 'http', 'worker']).default('all')),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
@@ -73,8 +76,12 @@ export type DatabaseConfig =
  */
 export type NodeRole = 'all' | 'http' | 'worker';
 
+/** Redis, when configured: jobs (BullMQ), the polling rate limit and the JIT encode lock move there. */
+export type RedisConfig = { url: string; keyPrefix: string };
+
 export type Env = {
   role: NodeRole;
+  redis: RedisConfig | null;
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   host: string;
@@ -159,6 +166,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
   checkRoleFitsDatabase(raw.KEYFRAME_ROLE, database);
   return {
     role: raw.KEYFRAME_ROLE,
+    redis: raw.REDIS_URL ? { url: raw.REDIS_URL, keyPrefix: raw.REDIS_KEY_PREFIX } : null,
     nodeEnv: raw.NODE_ENV,
     port: raw.PORT,
     host: raw.HOST,

@@ -50,14 +50,15 @@ export const completeJob = async (job: JobRow, workerId: string): Promise<void> 
   });
 };
 
-const backoffMs = (attempt: number) => Math.min(5 * 60_000, 2_000 * 2 ** (attempt - 1));
+/** How long a job that failed its `attempt`-th try waits before the next (BullMQ uses it too). */
+export const retryDelayMs = (attempt: number): number => Math.min(5 * 60_000, 2_000 * 2 ** (attempt - 1));
 
 export const failJob = async (job: JobRow, workerId: string, error: unknown, { retry }: { retry: boolean }): Promise<void> => {
   const message = error instanceof Error ? error.message : String(error);
   await getDb().job.updateMany({
     where: heldBy(job, workerId),
     data: retry
-      ? { status: 'pending', lockedAt: null, lockedBy: null, lastError: message, runAfter: new Date(Date.now() + backoffMs(job.attempts)) }
+      ? { status: 'pending', lockedAt: null, lockedBy: null, lastError: message, runAfter: new Date(Date.now() + retryDelayMs(job.attempts)) }
       : { status: 'failed', lockedAt: null, lockedBy: null, lastError: message, dedupeKey: null },
   });
 };

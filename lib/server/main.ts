@@ -8,7 +8,7 @@ import { getDb } from '../db/client';
 import { getEnv, type Env } from '../env';
 import { servePlayback } from '../http/playback/serve-playback';
 import { recoverInterruptedJobs } from '../jobs/queue';
-import { startWorker } from '../jobs/worker';
+import { startJobProcessing } from '../jobs/start-job-processing';
 import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
 import { killAllProcesses } from '../media/run-process';
@@ -90,7 +90,8 @@ const main = async () => {
 
   const server = servesApp ? await startAppServer(env, log) : await startHealthListener({ port: env.port, host: env.host });
 
-  const worker = works ? startWorker({ log: log.child({ component: 'worker' }) }) : null;
+  // With Redis every role starts it: app nodes relay the jobs their requests commit.
+  const jobs = startJobProcessing({ env, log: log.child({ component: 'worker' }), runsJobs: works });
   const webhooks = works
     ? startWebhookDispatcher({ timeoutMs: env.webhookTimeoutMs, retryBaseMs: env.webhookRetryBaseMs, log: log.child({ component: 'webhooks' }) })
     : null;
@@ -117,7 +118,7 @@ const main = async () => {
     server.close();
     server.closeIdleConnections();
     // In-flight webhook requests are aborted and go back to pending without counting an attempt.
-    await Promise.all([worker?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS)]);
+    await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS)]);
     killAllProcesses();
     server.closeAllConnections();
     await getDb().$disconnect();
