@@ -61,7 +61,28 @@ describe('parseEnv', () => {
     expect(parseEnv({ METRICS_TOKEN: 'Zx8-q1_w.E5r~T6y' }).metricsToken).toBe('Zx8-q1_w.E5r~T6y');
   });
 
+  test('KEYFRAME_ROLE: all by default; http and worker need a shared (PostgreSQL) database', () => {
+    expect(parseEnv({}).role).toBe('all');
+    expect(parseEnv({ KEYFRAME_ROLE: 'all', DATABASE_URL: 'file:/tmp/x.db' }).role).toBe('all');
+    expect(parseEnv({ KEYFRAME_ROLE: 'worker', DATABASE_URL: 'postgres://db.internal/keyframe' }).role).toBe('worker');
+    expect(parseEnv({ KEYFRAME_ROLE: 'http', DATABASE_URL: 'postgres://db.internal/keyframe' }).role).toBe('http');
+    expect(() => parseEnv({ KEYFRAME_ROLE: 'http' })).toThrow(/KEYFRAME_ROLE=http needs a database every node shares.*PostgreSQL/);
+    expect(() => parseEnv({ KEYFRAME_ROLE: 'worker', DATABASE_URL: 'file:/tmp/x.db' })).toThrow(/KEYFRAME_ROLE=worker needs a database/);
+  });
+
+  test('REDIS_URL: none by default; a redis:// or rediss:// URL with a key prefix', () => {
+    expect(parseEnv({}).redis).toBeNull();
+    expect(parseEnv({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redis).toEqual({ url: 'redis://127.0.0.1:6379/2', keyPrefix: 'keyframe' });
+    expect(parseEnv({ REDIS_URL: 'rediss://:pw@cache.internal:6380', REDIS_KEY_PREFIX: 'kf-prod' }).redis).toEqual({
+      url: 'rediss://:pw@cache.internal:6380',
+      keyPrefix: 'kf-prod',
+    });
+  });
+
   test.each([
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL/],
+    [{ REDIS_URL: 'redis://x', REDIS_KEY_PREFIX: 'a b' }, /REDIS_KEY_PREFIX/],
+    [{ KEYFRAME_ROLE: 'web' }, /KEYFRAME_ROLE/],
     [{ PORT: 'abc' }, /PORT/],
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],
     [{ BASE_URL: 'ftp://x' }, /BASE_URL/],

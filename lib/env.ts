@@ -62,6 +62,10 @@ const rawEnvSchema = z.object({
       .min(16, 'must be at least 16 characters')
       .optional(),
   ),
+  REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
+  // Lets deployments (or test runs) share one Redis without seeing each other's keys.
+  REDIS_KEY_PREFIX: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('keyframe')),
+  KEYFRAME_ROLE: z.preprocess(emptyAsUndefined, z.enum(['all', 'http', 'worker']).default('all')),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -75,7 +79,18 @@ export type DatabaseConfig =
   // tables live (search_path), `public` unless the URL says otherwise.
   | { provider: 'postgresql'; url: string; schema: string; label: string };
 
+/**
+ * What a node runs. `all`: everything in one process (the default). `http`: the playback host and
+ * the Next.js app. `worker`: jobs, webhook deliveries and maintenance, with only a health endpoint.
+ */
+export type NodeRole = 'all' | 'http' | 'worker';
+
+/** Redis, when configured: jobs (BullMQ), the polling rate limit and the JIT encode lock move there. */
+export type RedisConfig = { url: string; keyPrefix: string };
+
 export type Env = {
+  role: NodeRole;
+  redis: RedisConfig | null;
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   host: string;
@@ -139,6 +154,16 @@ const parseDatabaseUrl = (databaseUrl: string | undefined, dataDir: string): Dat
   );
 };
 
+// Split roles mean several processes, usually on several machines, sharing one database: a SQLite
+// file cannot be that.
+const checkRoleFitsDatabase = (role: NodeRole, database: DatabaseConfig): void => {
+  if (role === 'all' || database.provider !== 'sqlite') return;
+  throw new Error(
+    `KEYFRAME_ROLE=${role} needs a database every node shares: set DATABASE_URL to a PostgreSQL URL (postgres://…). ` +
+      `With SQLite (${database.filePath}) run one process with KEYFRAME_ROLE=all (the default).`,
+  );
+};
+
 export const parseEnv = (source: Record<string, string | undefined>): Env => {
   const result = rawEnvSchema.safeParse(source);
   if (!result.success) {
@@ -148,14 +173,18 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
   const raw = result.data;
   const dataDir = path.resolve(raw.DATA_DIR);
   const baseUrl = raw.BASE_URL ?? `http://localhost:${raw.PORT}`;
+  const database = parseDatabaseUrl(raw.DATABASE_URL, dataDir);
+  checkRoleFitsDatabase(raw.KEYFRAME_ROLE, database);
   return {
+    role: raw.KEYFRAME_ROLE,
+    redis: raw.REDIS_URL ? { url: raw.REDIS_URL, keyPrefix: raw.REDIS_KEY_PREFIX } : null,
     nodeEnv: raw.NODE_ENV,
     port: raw.PORT,
     host: raw.HOST,
     baseUrl,
     streamUrl: raw.STREAM_URL ?? baseUrl,
     dataDir,
-    database: parseDatabaseUrl(raw.DATABASE_URL, dataDir),
+    database,
     ffmpegPath: raw.FFMPEG_PATH,
     ffprobePath: raw.FFPROBE_PATH,
     allowPrivateInputUrls: raw.ALLOW_PRIVATE_INPUT_URLS,

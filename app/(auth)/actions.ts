@@ -4,7 +4,7 @@ import { AuthError } from 'next-auth';
 import { redirect } from 'next/navigation';
 import { signIn, signOut } from '@/lib/auth/dashboard-auth';
 import { isApiError } from '@/lib/http/api-error';
-import { rateLimitBuckets, takeToken } from '@/lib/http/rate-limit';
+import { takeRateLimitToken } from '@/lib/http/rate-limit';
 import { normalizeEmail } from '@/lib/schemas/user';
 import { createUser } from '@/lib/services/users/create-user';
 
@@ -23,7 +23,7 @@ const field = (form: FormData, name: string): string => {
 const SIGN_IN_RATE = { perSecond: 1 / 6, burst: 10 };
 
 const signInOrMessage = async (email: string, password: string): Promise<AuthFormState> => {
-  const decision = takeToken(rateLimitBuckets('dashboard-sign-in'), normalizeEmail(email), SIGN_IN_RATE);
+  const decision = await takeRateLimitToken('dashboard-sign-in', normalizeEmail(email), SIGN_IN_RATE);
   if (!decision.allowed) {
     return { error: `Too many sign-in attempts; try again in ${Math.ceil(decision.retryAfterMs / 1000)} s.`, email };
   }

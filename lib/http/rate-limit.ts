@@ -1,31 +1,36 @@
+import { sharedRedis, redisKey } from '../coordination/redis-client';
+import { takeRedisToken } from '../coordination/redis-token-bucket';
+import { getEnv } from '../env';
+import { getLogger } from '../log';
 import { processSingleton } from '../utils/process-singleton';
+import { takeToken, type Bucket, type Rate, type RateLimitDecision } from '../utils/token-bucket';
 
-// Token buckets in memory: the embedded server is one process, so a per-process limiter is exact.
-type Bucket = { tokens: number; updatedAt: number };
-
-export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
-
-export const takeToken = (
-  buckets: Map<string, Bucket>,
-  key: string,
-  { perSecond, burst }: { perSecond: number; burst: number },
-  now = Date.now(),
-): RateLimitDecision => {
-  const bucket = buckets.get(key) ?? { tokens: burst, updatedAt: now };
-  const refilled = Math.min(burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * perSecond);
-  if (refilled < 1) {
-    buckets.set(key, { tokens: refilled, updatedAt: now });
-    return { allowed: false, retryAfterMs: Math.ceil(((1 - refilled) / perSecond) * 1000) };
-  }
-  buckets.set(key, { tokens: refilled - 1, updatedAt: now });
-  if (buckets.size > 50_000) pruneFullBuckets(buckets, { perSecond, burst }, now);
-  return { allowed: true };
-};
-
-const pruneFullBuckets = (buckets: Map<string, Bucket>, rate: { perSecond: number; burst: number }, now: number) => {
-  for (const [key, bucket] of buckets) {
-    if (bucket.tokens + ((now - bucket.updatedAt) / 1000) * rate.perSecond >= rate.burst) buckets.delete(key);
-  }
-};
+// Rate limits by name and key. One process keeps its buckets in memory, which is exact for it;
+// with REDIS_URL every node shares buckets in Redis, so N nodes allow what one would.
 
 export const rateLimitBuckets = (name: string) => processSingleton(`rate-limit.${name}`, () => new Map<string, Bucket>());
+
+// A rate limit is not worth an outage: when Redis does not answer in time the request is let
+// through, and the lapse is logged.
+const REDIS_ANSWER_TIMEOUT_MS = 250;
+
+const takeSharedToken = async (name: string, key: string, rate: Rate): Promise<RateLimitDecision> => {
+  const config = getEnv().redis;
+  if (!config) throw new Error('REDIS_URL is not set');
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_ANSWER_TIMEOUT_MS} ms`)), REDIS_ANSWER_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([takeRedisToken(sharedRedis(), redisKey(config, 'rate', name, key), rate), timeout]);
+  } catch (error) {
+    getLogger().warn({ err: error, limit: name }, 'rate limit unavailable; request allowed');
+    return { allowed: true };
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+/** Takes a token from the bucket `key` of the limit `name`: in Redis when configured, else in memory. */
+export const takeRateLimitToken = (name: string, key: string, rate: Rate): Promise<RateLimitDecision> =>
+  getEnv().redis ? takeSharedToken(name, key, rate) : Promise.resolve(takeToken(rateLimitBuckets(name), key, rate));

@@ -4,7 +4,7 @@ import { verifyAccessToken, type AuthenticatedToken } from '../auth/verify-acces
 import { getEnv } from '../env';
 import { getLogger } from '../log';
 import { ApiError, isApiError } from './api-error';
-import { rateLimitBuckets, takeToken } from './rate-limit';
+import { takeRateLimitToken } from './rate-limit';
 import { parseWith, readJsonBody } from './parse-request';
 import { errorResponse } from './respond';
 import { zodIssueMessages } from './zod-messages';
@@ -64,7 +64,7 @@ export const withApi =
       const body = parseWith(options.body, options.body ? await readJsonBody(request) : undefined, 'body');
       const args = { request, token, params, query, body };
       if (options.rateLimitKey) {
-        const decision = takeToken(rateLimitBuckets('asset-get'), options.rateLimitKey(args), getEnv().assetGetRate);
+        const decision = await takeRateLimitToken('asset-get', options.rateLimitKey(args), getEnv().assetGetRate);
         if (!decision.allowed) {
           const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
           throw new ApiError('too_many_requests', 'Too many requests, retry later.', {

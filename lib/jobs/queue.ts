@@ -1,11 +1,13 @@
-import { claimDueJob } from '../db/claim-job';
-import { getDb } from '../db/client';
+import { claimDueJob, JOB_LEASE_MS, renewJobLeases } from '../db/claim-job';
+import { databaseProviderOf, getDb, type Db } from '../db/client';
 import type { Prisma } from '../db/generated/client';
 import { generateId } from '../utils/ids';
 import { notifyJobEnqueued } from './signals';
 
 // A job queue in the database, no Redis needed: lib/db/claim-job.ts claims rows (status 'pending' →
-// 'running') with a conditional update on SQLite and FOR UPDATE SKIP LOCKED on PostgreSQL.
+// 'running') with a conditional update on SQLite and FOR UPDATE SKIP LOCKED on PostgreSQL. A
+// running job is leased to its worker (see claim-job.ts), so the outcome is written only while the
+// worker still holds it: one whose lease was lost to another worker leaves the row to that worker.
 
 export type JobRow = { id: string; name: string; payloadJson: string; attempts: number; maxAttempts: number };
 
@@ -39,39 +41,47 @@ export const enqueueJob = async ({
 export const claimNextJob = (workerId: string, { excludeNames = [] }: { excludeNames?: string[] } = {}): Promise<JobRow | null> =>
   claimDueJob({ workerId, excludeNames });
 
-export const completeJob = async (id: string): Promise<void> => {
-  await getDb().job.update({
-    where: { id },
+const heldBy = (job: JobRow, workerId: string) => ({ id: job.id, status: 'running', lockedBy: workerId });
+
+export const completeJob = async (job: JobRow, workerId: string): Promise<void> => {
+  await getDb().job.updateMany({
+    where: heldBy(job, workerId),
     data: { status: 'completed', lockedAt: null, lockedBy: null, dedupeKey: null, lastError: null },
   });
 };
 
-const backoffMs = (attempt: number) => Math.min(5 * 60_000, 2_000 * 2 ** (attempt - 1));
+/** How long a job that failed its `attempt`-th try waits before the next (BullMQ uses it too). */
+export const retryDelayMs = (attempt: number): number => Math.min(5 * 60_000, 2_000 * 2 ** (attempt - 1));
 
-export const failJob = async (job: JobRow, error: unknown, { retry }: { retry: boolean }): Promise<void> => {
+export const failJob = async (job: JobRow, workerId: string, error: unknown, { retry }: { retry: boolean }): Promise<void> => {
   const message = error instanceof Error ? error.message : String(error);
-  await getDb().job.update({
-    where: { id: job.id },
+  await getDb().job.updateMany({
+    where: heldBy(job, workerId),
     data: retry
-      ? { status: 'pending', lockedAt: null, lockedBy: null, lastError: message, runAfter: new Date(Date.now() + backoffMs(job.attempts)) }
+      ? { status: 'pending', lockedAt: null, lockedBy: null, lastError: message, runAfter: new Date(Date.now() + retryDelayMs(job.attempts)) }
       : { status: 'failed', lockedAt: null, lockedBy: null, lastError: message, dedupeKey: null },
   });
 };
 
 // Puts a job back without counting the attempt (graceful shutdown).
-export const releaseJob = async (job: JobRow): Promise<void> => {
-  await getDb().job.update({
-    where: { id: job.id },
+export const releaseJob = async (job: JobRow, workerId: string): Promise<void> => {
+  await getDb().job.updateMany({
+    where: heldBy(job, workerId),
     data: { status: 'pending', lockedAt: null, lockedBy: null, attempts: Math.max(0, job.attempts - 1) },
   });
 };
 
-// The embedded worker is the only one using this database, so anything still marked running when
-// it starts was interrupted (crash, kill -9) and is picked up again.
-export const recoverInterruptedJobs = async (): Promise<number> => {
-  const result = await getDb().job.updateMany({
-    where: { status: 'running' },
-    data: { status: 'pending', lockedAt: null, lockedBy: null },
-  });
+/** Renews the leases of the jobs this worker runs; returns the ids of those it lost. */
+export const renewLeases = (workerId: string, jobIds: string[]): Promise<string[]> => renewJobLeases({ workerId, jobIds });
+
+// Jobs left `running` by a process that died are due again once their lease runs out; this makes
+// them pending at once where that is known to be safe. A SQLite file has one server process (split
+// roles refuse it), so whatever it finds running at start-up was interrupted. On PostgreSQL other
+// nodes may be running jobs right now: only expired leases are taken (a node's hostname and pid
+// cannot tell its previous run apart from a live twin in another container).
+export const recoverInterruptedJobs = async ({ now = new Date(), db = getDb() }: { now?: Date; db?: Db } = {}): Promise<number> => {
+  const interrupted =
+    databaseProviderOf(db) === 'sqlite' ? { status: 'running' } : { status: 'running', lockedAt: { lt: new Date(now.getTime() - JOB_LEASE_MS) } };
+  const result = await db.job.updateMany({ where: interrupted, data: { status: 'pending', lockedAt: null, lockedBy: null } });
   return result.count;
 };

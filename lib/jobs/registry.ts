@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { JobDefinition } from './define-job';
 import { encodeAudioJob } from './definitions/encode-audio-job';
 import { encodeBackgroundRungsJob } from './definitions/encode-background-rungs-job';
+import { encodeBackgroundSegmentJob } from './definitions/encode-background-segment-job';
 import { ingestAssetJob } from './definitions/ingest-asset-job';
 
 // Every job the worker can run, keyed by name.
@@ -9,6 +10,7 @@ export const jobRegistry = {
   'ingest-asset-job': ingestAssetJob,
   'encode-audio-job': encodeAudioJob,
   'encode-background-rungs-job': encodeBackgroundRungsJob,
+  'encode-background-segment-job': encodeBackgroundSegmentJob,
 } satisfies Record<string, JobDefinition<z.ZodType>>;
 
 export type JobName = keyof typeof jobRegistry;

@@ -2,14 +2,15 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
+import type { Logger } from 'pino';
 import { instanceSecrets } from '../auth/instance-secrets';
 import { getDb } from '../db/client';
-import { getEnv } from '../env';
+import { getEnv, type Env } from '../env';
 import { serveMetrics } from '../http/metrics/serve-metrics';
 import { servePlayback } from '../http/playback/serve-playback';
 import { applicationRouteClass, countHttpRequest } from '../http/request-metrics';
 import { recoverInterruptedJobs } from '../jobs/queue';
-import { startWorker } from '../jobs/worker';
+import { startJobProcessing } from '../jobs/start-job-processing';
 import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
 import { metricSet } from '../metrics/metric-set';
@@ -19,37 +20,21 @@ import { startLadderFill } from '../services/playback/fill-ladders';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
+import { startHealthListener } from './health-listener';
 import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
 import { serverState } from './server-state';
 
-// The process `npm start` runs: migrations, the playback host, the Next.js app (API, pages) and the
-// in-process job worker, with a shutdown that leaves no half-done work behind.
+// The process `npm start` runs. KEYFRAME_ROLE picks its parts: `all` (the default) runs everything
+// in one process; `http` the playback host and the Next.js app (API, pages); `worker` the job
+// worker, the webhook dispatcher and maintenance, behind a listener that answers only the health
+// check. Shutdown leaves no half-done work behind in every role.
 
 const SHUTDOWN_DEADLINE_MS = 13_000;
 const JOB_GRACE_MS = 8_000;
 const MAINTENANCE_INTERVAL_MS = 60_000;
 
-const main = async () => {
-  const env = getEnv();
-  const log = getLogger();
-  // Made now rather than on the first request, so the process metrics (CPU, event loop lag) cover startup.
-  metricSet();
-  mkdirSync(env.dataDir, { recursive: true });
-  // Created now rather than on first use, so the keys exist (and can be backed up) from the start.
-  instanceSecrets(env.dataDir);
-
-  const migrations = await prepareDatabase(env);
-  serverState().migrationsApplied = true;
-  log.info({ applied: migrations.applied, database: env.database.label }, 'database ready');
-
-  await segmentCache().rebuildFromDisk(path.join(env.dataDir, 'assets'), isEvictableSegment);
-
-  const recovered = await recoverInterruptedJobs();
-  if (recovered > 0) log.info({ recovered }, 'resuming jobs interrupted by the previous run');
-  const resent = await recoverInterruptedWebhookDeliveries();
-  if (resent > 0) log.info({ resent }, 'resending webhook deliveries interrupted by the previous run');
-
+const startAppServer = async (env: Env, log: Logger): Promise<http.Server> => {
   const app = next({ dev: false, dir: projectRoot, hostname: env.host, port: env.port });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -67,15 +52,13 @@ const main = async () => {
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
+  return server;
+};
 
-  const worker = startWorker({ log: log.child({ component: 'worker' }) });
-  const webhooks = startWebhookDispatcher({
-    timeoutMs: env.webhookTimeoutMs,
-    retryBaseMs: env.webhookRetryBaseMs,
-    log: log.child({ component: 'webhooks' }),
-  });
-  // Idle encoders fill in the ladders of the assets people watch (see fill-ladders.ts).
-  const ladderFill = env.fillIdleEncoders ? startLadderFill({ log: log.child({ component: 'ladder-fill' }) }) : null;
+// Deleting expired test assets and timing out uploads run on the nodes that work (the one process,
+// or each worker). They need no single owner: a delete or an expiry that another worker got to
+// first finds the row gone or changed and does nothing twice.
+const startMaintenance = (log: Logger): (() => void) => {
   const runMaintenance = () =>
     Promise.all([
       deleteExpiredTestAssets().then((count) => count > 0 && log.info({ count }, 'deleted expired test assets')),
@@ -83,8 +66,50 @@ const main = async () => {
     ]).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'));
   void runMaintenance();
   const maintenance = setInterval(runMaintenance, MAINTENANCE_INTERVAL_MS);
+  return () => clearInterval(maintenance);
+};
 
-  log.info({ url: env.baseUrl, port: env.port, dataDir: env.dataDir }, 'Keyframe is listening');
+const main = async () => {
+  const env = getEnv();
+  const log = getLogger().child({ role: env.role });
+  const servesApp = env.role !== 'worker';
+  const works = env.role !== 'http';
+  // Made now rather than on the first request, so the process metrics (CPU, event loop lag) cover startup.
+  metricSet();
+  mkdirSync(env.dataDir, { recursive: true });
+  // Created now rather than on first use, so the keys exist (and can be backed up) from the start.
+  instanceSecrets(env.dataDir);
+
+  const migrations = await prepareDatabase(env);
+  serverState().migrationsApplied = true;
+  log.info({ applied: migrations.applied, database: env.database.label }, 'database ready');
+
+  await segmentCache().rebuildFromDisk(path.join(env.dataDir, 'assets'), isEvictableSegment);
+
+  if (works) {
+    const recovered = await recoverInterruptedJobs();
+    if (recovered > 0) log.info({ recovered }, 'resuming jobs interrupted by the previous run');
+  }
+  // A delivery marked `sending` is only known to be abandoned when this process is the only
+  // dispatcher; with several nodes it may be in flight on another one.
+  if (env.role === 'all') {
+    const resent = await recoverInterruptedWebhookDeliveries();
+    if (resent > 0) log.info({ resent }, 'resending webhook deliveries interrupted by the previous run');
+  }
+
+  const server = servesApp ? await startAppServer(env, log) : await startHealthListener({ port: env.port, host: env.host });
+
+  // With Redis every role starts it: app nodes relay the jobs their requests commit.
+  const jobs = startJobProcessing({ env, log: log.child({ component: 'worker' }), runsJobs: works });
+  const webhooks = works
+    ? startWebhookDispatcher({ timeoutMs: env.webhookTimeoutMs, retryBaseMs: env.webhookRetryBaseMs, log: log.child({ component: 'webhooks' }) })
+    : null;
+  // Idle encoders fill in the ladders of the assets people watch (see fill-ladders.ts). What is
+  // watched, and the rendition cache filled, are this node's: it runs where playback is served.
+  const ladderFill = servesApp && env.fillIdleEncoders ? startLadderFill({ log: log.child({ component: 'ladder-fill' }) }) : null;
+  const stopMaintenance = works ? startMaintenance(log) : () => undefined;
+
+  log.info({ url: env.baseUrl, port: env.port, dataDir: env.dataDir }, servesApp ? 'Keyframe is listening' : 'Keyframe worker is running');
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -97,12 +122,12 @@ const main = async () => {
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
     hardExit.unref();
-    clearInterval(maintenance);
+    stopMaintenance();
     ladderFill?.stop();
     server.close();
     server.closeIdleConnections();
     // In-flight webhook requests are aborted and go back to pending without counting an attempt.
-    await Promise.all([worker.stop(JOB_GRACE_MS), webhooks.stop(JOB_GRACE_MS)]);
+    await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS)]);
     killAllProcesses();
     server.closeAllConnections();
     await getDb().$disconnect();

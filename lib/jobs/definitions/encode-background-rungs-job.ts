@@ -1,18 +1,16 @@
 import { z } from 'zod';
-import { whenIngestCpuHasRoom } from '../../services/ingest/ingest-cpu-slots';
-import { encodeBackgroundRungs } from '../../services/playback/encode-background-rungs';
+import { queueBackgroundSegments } from '../../services/playback/encode-background-rungs';
 import { defineJob } from '../define-job';
 import { postReadyEncodeSlots } from './post-ready-encode-slots';
-import { withAssetCancellation } from '../signals';
 
 export const encodeBackgroundRungsJob = defineJob({
   name: 'encode-background-rungs-job',
   payloadSchema: z.object({ assetId: z.string() }),
   maxAttempts: 3,
   slots: postReadyEncodeSlots,
-  // Nobody waits for these rungs; assets still being checked get the cores first.
-  run: async ({ assetId }, { signal }) => {
-    await whenIngestCpuHasRoom(signal);
-    await withAssetCancellation(assetId, signal, (assetSignal) => encodeBackgroundRungs({ assetId, signal: assetSignal }));
+  // Only queues the segments (encode-background-segment-job), so any worker can take each.
+  run: async ({ assetId }, { log }) => {
+    const queued = await queueBackgroundSegments({ assetId });
+    if (queued > 0) log.info({ assetId, segments: queued }, 'background rung segments queued');
   },
 });

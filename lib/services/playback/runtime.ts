@@ -1,3 +1,5 @@
+import { createRedisClient, sharedRedis } from '../../coordination/redis-client';
+import { produceLocally, produceOnceAcrossNodes, type ProduceOnce } from '../../coordination/segment-lock';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { recordSegmentEncode } from '../../metrics/record';
@@ -112,6 +114,16 @@ export type InFlightEncode = {
 
 /** What identifies one (asset, rung, segment) encode, in inFlightEncodes and wherever it is tracked. */
 export const encodeKey = (assetId: string, rungName: string, index: number): string => `${assetId}/${rungName}/${index}`;
+
+// Within a process, inFlightEncodes shares one encode among the requests for a segment; with
+// REDIS_URL, this shares it among nodes too: one node encodes, the others wait for it and read the
+// stored segment.
+export const segmentProduction = (): ProduceOnce =>
+  processSingleton('segment-production', () => {
+    const config = getEnv().redis;
+    if (!config) return produceLocally;
+    return produceOnceAcrossNodes({ config, commands: sharedRedis(), subscriber: createRedisClient(config, 'segment-done') });
+  });
 
 export const inFlightEncodes = (): Map<string, InFlightEncode> =>
   processSingleton('in-flight-encodes', () => new Map<string, InFlightEncode>());

@@ -21,6 +21,7 @@ import {
   inFlightEncodes,
   isUnwanted,
   segmentCache,
+  segmentProduction,
   viewerStreams,
   type EncodeKind,
   type EncodePriority,
@@ -76,10 +77,7 @@ const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promi
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
 // keyframe at its start, then the fragments' decode times are moved to the segment's place on
 // the plan's timeline, so consecutive segments continue each other with no discontinuity.
-const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest, attempt: WorkAttempt): Promise<void> => {
-  const env = getEnv();
-  const target = mediaSegmentPath(env.dataDir, assetId, rung.name, index);
-  if (await isStoredFile(target)) return;
+const encodeAndStoreVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest, attempt: WorkAttempt, target: string): Promise<void> => {
   const videoPlan = plan.video;
   const segment = videoPlan?.segments[index];
   if (!videoPlan || !segment) throw new RangeError(`segment ${index} is not in the plan`);
@@ -110,6 +108,17 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
     { assetId, rung: rung.name, index, ms: Math.round(encodeSeconds * 1000), bytes: media.length, background: attempt.background },
     'segment encoded',
   );
+};
+
+// Encodes a segment unless it is stored, or being encoded by another node (then waits for that one).
+const encodeVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt): Promise<void> => {
+  const { assetId, rung, index } = request;
+  const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
+  await segmentProduction().run(`segment:${encodeKey(assetId, rung.name, index)}`, {
+    isAvailable: () => isStoredFile(target),
+    produce: () => encodeAndStoreVideoSegment(request, attempt, target),
+    signal: attempt.signal,
+  });
 };
 
 type Need = { kind: EncodeKind; workClass: WorkClass; deadline: number };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { takeToken } from './rate-limit';
+import { takeToken } from './token-bucket';
 
 describe('takeToken', () => {
   const rate = { perSecond: 1, burst: 3 };

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { RedisConfig } from '../env';
+
+// The Redis tests use: the server CI provides at 127.0.0.1:6379, shared with other test runs, so
+// each run gets a key prefix of its own and deletes its keys afterwards. On a machine without that
+// server the Redis tests skip, saying why.
+
+export const TEST_REDIS_URL = 'redis://127.0.0.1:6379';
+
+export const isTestRedisReachable = async (): Promise<boolean> => {
+  const client = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+    return true;
+  } catch (error) {
+    console.warn(`Redis does not answer at ${TEST_REDIS_URL} (${error instanceof Error ? error.message : String(error)}); skipping the Redis tests`);
+    return false;
+  } finally {
+    client.disconnect();
+  }
+};
+
+export type TestRedis = { config: RedisConfig; client: Redis; cleanup: () => Promise<void> };
+
+/** A fresh key prefix; `cleanup()` deletes every key under it and closes the client. */
+export const createTestRedis = (): TestRedis => {
+  const config = { url: TEST_REDIS_URL, keyPrefix: `keyframe-test-${randomBytes(6).toString('hex')}` };
+  const client = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+  return {
+    config,
+    client,
+    cleanup: async () => {
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${config.keyPrefix}:*`, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) await client.del(...keys);
+      } while (cursor !== '0');
+      client.disconnect();
+    },
+  };
+};
