@@ -4,6 +4,7 @@ import type { Db } from './client';
 import { createTestPostgresDatabase, createTestSqliteDatabase, isTestPostgresReachable, migratedClients, type TestDatabase } from './test-databases';
 
 const postgresReachable = await isTestPostgresReachable();
+const LEASE_MS = 70_000;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -28,7 +29,7 @@ const seedDeliveries = async (db: Db, endpoints: number) => {
 const drain = async (db: Db): Promise<ClaimedWebhookDelivery[]> => {
   const claimed: ClaimedWebhookDelivery[] = [];
   for (;;) {
-    const delivery = await claimDueWebhookDelivery({ db, excludeEndpointIds: [] });
+    const delivery = await claimDueWebhookDelivery({ db, excludeEndpointIds: [], leaseMs: LEASE_MS });
     if (!delivery) return claimed;
     claimed.push(delivery);
   }
@@ -41,9 +42,9 @@ describe.each([
   test.skipIf(skip)('takes the oldest due delivery, skipping busy endpoints, and marks it sending', async () => {
     const [db] = await twoClients(make);
     await seedDeliveries(db, 3);
-    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: ['e0', 'e1'] })).toEqual({ id: 'd02', endpointId: 'e2' });
-    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: ['e0', 'e1'] })).toBeNull();
-    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: [] })).toEqual({ id: 'd00', endpointId: 'e0' });
+    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: ['e0', 'e1'], leaseMs: LEASE_MS })).toEqual({ id: 'd02', endpointId: 'e2' });
+    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: ['e0', 'e1'], leaseMs: LEASE_MS })).toBeNull();
+    expect(await claimDueWebhookDelivery({ db, excludeEndpointIds: [], leaseMs: LEASE_MS })).toEqual({ id: 'd00', endpointId: 'e0' });
     const row = await db.webhookDelivery.findUniqueOrThrow({ where: { id: 'd02' } });
     expect(row.status).toBe('sending');
     expect(row.lockedAt).toBeInstanceOf(Date);
@@ -54,10 +55,23 @@ describe.each([
     await seedDeliveries(a, 1);
     const due = new Date(Date.now() - 30_000);
     await a.webhookDelivery.create({ data: { id: 'd00-later', eventId: 'evt', endpointId: 'e0', nextAttemptAt: due } });
-    expect(await claimDueWebhookDelivery({ db: a, excludeEndpointIds: [] })).toEqual({ id: 'd00', endpointId: 'e0' });
-    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [] })).toBeNull();
+    expect(await claimDueWebhookDelivery({ db: a, excludeEndpointIds: [], leaseMs: LEASE_MS })).toEqual({ id: 'd00', endpointId: 'e0' });
+    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [], leaseMs: LEASE_MS })).toBeNull();
     await a.webhookDelivery.update({ where: { id: 'd00' }, data: { status: 'delivered', lockedAt: null } });
-    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [] })).toEqual({ id: 'd00-later', endpointId: 'e0' });
+    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [], leaseMs: LEASE_MS })).toEqual({ id: 'd00-later', endpointId: 'e0' });
+  });
+
+  test.skipIf(skip)('a delivery left sending by a dispatcher that died is claimed again once its lease ran out', async () => {
+    const [a, b] = await twoClients(make);
+    await seedDeliveries(a, 1);
+    await a.webhookDelivery.create({ data: { id: 'd00-later', eventId: 'evt', endpointId: 'e0', nextAttemptAt: new Date(Date.now() - 30_000) } });
+    const claimedAt = new Date(Date.now() - 1_000);
+    expect(await claimDueWebhookDelivery({ db: a, excludeEndpointIds: [], leaseMs: LEASE_MS, now: claimedAt })).toEqual({ id: 'd00', endpointId: 'e0' });
+    // Within the lease the endpoint is busy; after it, the abandoned delivery (the oldest) goes first.
+    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [], leaseMs: LEASE_MS })).toBeNull();
+    const later = new Date(claimedAt.getTime() + LEASE_MS + 1);
+    expect(await claimDueWebhookDelivery({ db: b, excludeEndpointIds: [], leaseMs: LEASE_MS, now: later })).toEqual({ id: 'd00', endpointId: 'e0' });
+    expect(await claimDueWebhookDelivery({ db: a, excludeEndpointIds: [], leaseMs: LEASE_MS, now: later })).toBeNull();
   });
 
   test.skipIf(skip)('two dispatchers at once never send the same delivery', async () => {

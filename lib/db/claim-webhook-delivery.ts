@@ -8,24 +8,34 @@ import { Prisma } from './generated/client';
 // concurrent dispatchers different rows with FOR UPDATE SKIP LOCKED; two dispatchers claiming for
 // one endpoint in the same instant can still both send (order is kept for a healthy receiver, not
 // promised, as with Mux; each delivery is still sent once).
+//
+// A `sending` row is leased: its attempt ends by the dispatcher's timeout, so one still `sending`
+// after `leaseMs` was left by a dispatcher that died (kill -9, a lost node). It no longer holds up
+// its endpoint and is claimed again like a due one (sent again: receivers dedupe on the event id,
+// as Mux asks them to).
 
 export type ClaimedWebhookDelivery = { id: string; endpointId: string };
 
-const claimWithConditionalUpdate = async (db: Db, excludeEndpointIds: string[], now: Date): Promise<ClaimedWebhookDelivery | null> => {
+type Claim = { db: Db; excludeEndpointIds: string[]; now: Date; staleBefore: Date };
+
+const claimWithConditionalUpdate = async ({ db, excludeEndpointIds, now, staleBefore }: Claim): Promise<ClaimedWebhookDelivery | null> => {
+  const claimable = [
+    { status: 'pending', nextAttemptAt: { lte: now } },
+    { status: 'sending', lockedAt: { lt: staleBefore } },
+  ];
   for (let tries = 0; tries < 5; tries++) {
     const candidate = await db.webhookDelivery.findFirst({
       where: {
-        status: 'pending',
-        nextAttemptAt: { lte: now },
+        OR: claimable,
         ...(excludeEndpointIds.length > 0 && { endpointId: { notIn: excludeEndpointIds } }),
-        endpoint: { deliveries: { none: { status: 'sending' } } },
+        endpoint: { deliveries: { none: { status: 'sending', lockedAt: { gte: staleBefore } } } },
       },
       orderBy: [{ nextAttemptAt: 'asc' }, { createdAt: 'asc' }],
       select: { id: true, endpointId: true },
     });
     if (!candidate) return null;
     const claimed = await db.webhookDelivery.updateMany({
-      where: { id: candidate.id, status: 'pending' },
+      where: { id: candidate.id, OR: claimable },
       data: { status: 'sending', lockedAt: now },
     });
     if (claimed.count === 1) return candidate;
@@ -34,15 +44,18 @@ const claimWithConditionalUpdate = async (db: Db, excludeEndpointIds: string[], 
 };
 
 // Raw SQL sets `updatedAt` itself: Prisma's @updatedAt is applied by the client, not the database.
-const claimWithSkipLocked = async (db: Db, excludeEndpointIds: string[], now: Date): Promise<ClaimedWebhookDelivery | null> => {
+const claimWithSkipLocked = async ({ db, excludeEndpointIds, now, staleBefore }: Claim): Promise<ClaimedWebhookDelivery | null> => {
   const notBusy = excludeEndpointIds.length > 0 ? Prisma.sql`AND d."endpointId" NOT IN (${Prisma.join(excludeEndpointIds)})` : Prisma.empty;
   const rows = await db.$queryRaw<ClaimedWebhookDelivery[]>`
     UPDATE "WebhookDelivery"
     SET "status" = 'sending', "lockedAt" = ${now}, "updatedAt" = ${now}
     WHERE "id" = (
       SELECT d."id" FROM "WebhookDelivery" d
-      WHERE d."status" = 'pending' AND d."nextAttemptAt" <= ${now} ${notBusy}
-        AND NOT EXISTS (SELECT 1 FROM "WebhookDelivery" s WHERE s."endpointId" = d."endpointId" AND s."status" = 'sending')
+      WHERE ((d."status" = 'pending' AND d."nextAttemptAt" <= ${now}) OR (d."status" = 'sending' AND d."lockedAt" < ${staleBefore})) ${notBusy}
+        AND NOT EXISTS (
+          SELECT 1 FROM "WebhookDelivery" s
+          WHERE s."endpointId" = d."endpointId" AND s."status" = 'sending' AND s."lockedAt" >= ${staleBefore}
+        )
       ORDER BY d."nextAttemptAt" ASC, d."createdAt" ASC
       LIMIT 1
       FOR UPDATE SKIP LOCKED
@@ -53,13 +66,16 @@ const claimWithSkipLocked = async (db: Db, excludeEndpointIds: string[], now: Da
 
 export const claimDueWebhookDelivery = ({
   excludeEndpointIds,
+  leaseMs,
   now = new Date(),
   db = getDb(),
 }: {
   excludeEndpointIds: string[];
+  /** Longer than any attempt can take (the delivery timeout, with a margin). */
+  leaseMs: number;
   now?: Date;
   db?: Db;
-}): Promise<ClaimedWebhookDelivery | null> =>
-  databaseProviderOf(db) === 'postgresql'
-    ? claimWithSkipLocked(db, excludeEndpointIds, now)
-    : claimWithConditionalUpdate(db, excludeEndpointIds, now);
+}): Promise<ClaimedWebhookDelivery | null> => {
+  const claim = { db, excludeEndpointIds, now, staleBefore: new Date(now.getTime() - leaseMs) };
+  return databaseProviderOf(db) === 'postgresql' ? claimWithSkipLocked(claim) : claimWithConditionalUpdate(claim);
+};

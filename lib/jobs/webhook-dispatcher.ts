@@ -17,6 +17,9 @@ export type WebhookDispatcher = { stop: (graceMs: number) => Promise<void>; acti
 
 export const WEBHOOK_CONCURRENCY = 4;
 const POLL_INTERVAL_MS = 1_000;
+// An attempt ends by its timeout; a delivery still `sending` this much later was left by a
+// dispatcher that died, and is sent again (see claim-webhook-delivery.ts).
+const LEASE_MARGIN_MS = 60_000;
 
 export const startWebhookDispatcher = ({
   concurrency = WEBHOOK_CONCURRENCY,
@@ -46,7 +49,7 @@ export const startWebhookDispatcher = ({
 
   const loop = startClaimLoop<RunningDelivery>({
     concurrency,
-    claim: (running) => claimDueWebhookDelivery({ excludeEndpointIds: busyEndpointIds(running) }),
+    claim: (running) => claimDueWebhookDelivery({ excludeEndpointIds: busyEndpointIds(running), leaseMs: timeoutMs + LEASE_MARGIN_MS }),
     run: send,
     subscribe: onWebhookRecorded,
     pollIntervalMs: POLL_INTERVAL_MS,
