@@ -55,7 +55,33 @@ describe('parseEnv', () => {
     });
   });
 
+  test('stores on local disk unless S3_BUCKET is set; S3 settings with their defaults', () => {
+    expect(parseEnv({}).storage).toEqual({ driver: 'local-disk' });
+    const credentials = { S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'secret' };
+    expect(parseEnv({ S3_BUCKET: 'videos', ...credentials }).storage).toEqual({
+      driver: 's3',
+      bucket: 'videos',
+      region: 'us-east-1',
+      accessKeyId: 'AKID',
+      secretAccessKey: 'secret',
+      forcePathStyle: false,
+    });
+    expect(parseEnv({ S3_BUCKET: 'videos', S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_REGION: 'eu-1', ...credentials }).storage).toMatchObject({
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-1',
+      forcePathStyle: true,
+    });
+    expect(parseEnv({ S3_BUCKET: 'videos', S3_ENDPOINT: 'https://s3.example.com', S3_FORCE_PATH_STYLE: 'false', ...credentials }).storage).toMatchObject({
+      forcePathStyle: false,
+    });
+  });
+
   test.each([
+    [{ S3_BUCKET: 'videos' }, /S3_BUCKET is set, so S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set too/],
+    [{ S3_BUCKET: 'videos', S3_ACCESS_KEY_ID: 'AKID' }, /S3_BUCKET is set, so S3_SECRET_ACCESS_KEY must be set too/],
+    [{ S3_BUCKET: 'Videos!', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }, /S3_BUCKET "Videos!" is not a valid bucket name/],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, /S3_ENDPOINT is set but S3_BUCKET is not/],
+    [{ S3_BUCKET: 'videos', S3_ENDPOINT: 'minio:9000', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }, /S3_ENDPOINT/],
     [{ PORT: 'abc' }, /PORT/],
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],
     [{ BASE_URL: 'ftp://x' }, /BASE_URL/],

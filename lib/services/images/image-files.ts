@@ -6,7 +6,7 @@ import { getLogger } from '../../log';
 import { imageFilePath, isStoredFile } from '../../storage/asset-files';
 import { processSingleton } from '../../utils/process-singleton';
 import { SingleFlight } from '../../utils/single-flight';
-import { publishFile } from '../playback/publish-file';
+import { publishFile } from '../../storage/atomic-file';
 
 // Images are generated on the first request and then served from the asset's folder. Concurrent
 // requests for one image share one generation; the file is published atomically (temp + rename),

@@ -18,7 +18,7 @@ import { sourceInput } from '../ingest/source-input';
 import { processSingleton } from '../../utils/process-singleton';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
-import { publishFile } from './publish-file';
+import { publishFile } from '../../storage/atomic-file';
 import { encoderScheduler, type EncodeKind } from './runtime';
 
 // The audio rendition is one continuous AAC encode of the whole track, published fragment by

@@ -3,7 +3,7 @@ import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { renditionCompletePath } from '../../storage/asset-files';
 import type { PlaybackPlan } from './playback-plan';
-import { publishFile } from './publish-file';
+import { publishFile } from '../../storage/atomic-file';
 import { ENCODE_PRIORITY } from './runtime';
 import { ensureVideoSegment } from './video-segments';
 

@@ -12,7 +12,7 @@ import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
-import { publishFile } from './publish-file';
+import { publishFile } from '../../storage/atomic-file';
 import {
   dropEncode,
   ENCODE_PRIORITY,

@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { publishStream } from './atomic-file';
+import { assertObjectKey, assertObjectPrefix, isBufferBody, type S3ObjectStore } from './object-store';
+
+// Objects in one bucket of any S3-compatible server (AWS, R2, B2, MinIO, Garage, Ceph, Swift's
+// s3api). Settings every such server needs: path-style addressing for custom endpoints, and
+// checksums only where the operation requires one, since several servers refuse `aws-chunked`
+// uploads (Swift: NotImplemented) or store the trailer as object bytes (s3rver).
+
+export type S3StoreOptions = {
+  bucket: string;
+  /** Omitted for AWS itself. */
+  endpoint?: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+};
+
+// Parts uploaded at once by a multipart upload, and their size: at most 4 × 16 MiB in memory per
+// large upload. Files up to one part go up in a single PUT.
+const PART_SIZE = 16 * 1024 ** 2;
+const PARTS_IN_FLIGHT = 4;
+// DeleteObjects takes at most this many keys per request.
+const DELETE_BATCH = 1000;
+
+const isNotFound = (error: unknown): boolean =>
+  error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
+
+export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
+  const { bucket } = options;
+  const client = new S3Client({
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+
+  const getObject = async (key: string, range?: { start: number; end: number }) => {
+    assertObjectKey(key);
+    try {
+      return await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  };
+
+  const deleteBatch = async (keys: string[]): Promise<void> => {
+    const command = new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } });
+    // Servers that predate S3's flexible checksums (Swift among them) require Content-MD5 on
+    // DeleteObjects, which the SDK no longer sends; AWS accepts it as well.
+    command.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { body?: unknown; headers?: Record<string, string> };
+        if (typeof request.body === 'string' && request.headers) {
+          request.headers['content-md5'] = createHash('md5').update(request.body).digest('base64');
+        }
+        return next(args);
+      },
+      { step: 'build', name: 'contentMd5ForDeleteObjects' },
+    );
+    const result = await client.send(command);
+    const failed = result.Errors ?? [];
+    if (failed.length > 0) {
+      throw new Error(`S3 DeleteObjects failed for ${failed.length} key(s), e.g. ${failed[0]?.Key}: ${failed[0]?.Code} ${failed[0]?.Message}`);
+    }
+  };
+
+  return {
+    kind: 's3',
+    bucket,
+
+    async put(key, body, putOptions = {}) {
+      assertObjectKey(key);
+      const contentType = putOptions.contentType ? { ContentType: putOptions.contentType } : {};
+      if (isBufferBody(body)) {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ...contentType }));
+        return;
+      }
+      const { size } = await stat(body.file);
+      if (size <= PART_SIZE) {
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(body.file), ContentLength: size, ...contentType }),
+        );
+        return;
+      }
+      // A multipart upload's object appears only when it is completed; a failed one is aborted.
+      await new Upload({
+        client,
+        params: { Bucket: bucket, Key: key, Body: createReadStream(body.file), ...contentType },
+        partSize: PART_SIZE,
+        queueSize: PARTS_IN_FLIGHT,
+        leavePartsOnError: false,
+      }).done();
+    },
+
+    async getToFile(key, localPath) {
+      const object = await getObject(key);
+      if (!object?.Body) return false;
+      const written = await publishStream(localPath, object.Body as Readable);
+      if (object.ContentLength !== undefined && written !== object.ContentLength) {
+        throw new Error(`S3 object ${key}: got ${written} of ${object.ContentLength} bytes`);
+      }
+      return true;
+    },
+
+    async stat(key) {
+      assertObjectKey(key);
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return { size: head.ContentLength ?? 0, lastModified: head.LastModified ?? new Date(0) };
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+
+    async createReadStream(key, range) {
+      const object = await getObject(key, range);
+      return (object?.Body as Readable | undefined) ?? null;
+    },
+
+    async delete(key) {
+      assertObjectKey(key);
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+
+    async deletePrefix(prefix) {
+      assertObjectPrefix(prefix);
+      // Listed again from the start after each batch, since deleting shifts what a continuation
+      // token would point at on some servers.
+      let previousFirst: string | undefined;
+      for (;;) {
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: DELETE_BATCH }));
+        const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
+        if (keys.length === 0) return;
+        if (keys[0] === previousFirst) throw new Error(`S3 DeleteObjects left ${keys[0]} in place`);
+        previousFirst = keys[0];
+        await deleteBatch(keys);
+      }
+    },
+
+    presignedGetUrl(key, expiresInSeconds) {
+      assertObjectKey(key);
+      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
+    },
+
+    close: () => client.destroy(),
+  };
+};
