@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
@@ -10,6 +11,7 @@ import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/a
 import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
 import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
+import { fetchFromBucket, isStoredHereOrShared, shareInBackground, sharedStore } from '../storage/shared-storage';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from '../../storage/atomic-file';
@@ -70,7 +72,9 @@ const encodeToMemory = async ({
 // Every encode of a rung yields the same init segment; the first one to finish provides it.
 const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promise<void> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
-  if (!(await isStoredFile(initPath))) await publishFile(initPath, init);
+  if (await isStoredFile(initPath)) return;
+  await publishFile(initPath, init);
+  shareInBackground(initPath, init);
 };
 
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
@@ -106,6 +110,7 @@ const encodeVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest
   await publishInitOnce(assetId, rung, init);
   await publishFile(target, media);
   segmentCache().record(target, media.length);
+  shareInBackground(target, media);
   getLogger().debug(
     { assetId, rung: rung.name, index, ms: Math.round(encodeSeconds * 1000), bytes: media.length, background: attempt.background },
     'segment encoded',
@@ -196,10 +201,20 @@ export const ensureVideoSegment = async (request: EncodeRequest): Promise<string
   const { assetId, rung, index, viewer } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   const key = encodeKey(assetId, rung.name, index);
+  const bucket = sharedStore();
   for (;;) {
     // The rendition cache's index knows the evictable segments on disk without a system call;
     // segments it does not track (background rungs) are looked for on disk.
     if (segmentCache().touch(target) || (await isStoredFile(target))) return target;
+    // Encoded by another node (or by this one before its copy was evicted): copied from the bucket.
+    if (bucket && !inFlightEncodes().has(key) && (await fetchFromBucket(bucket, target))) {
+      const fetched = await stat(target).catch(() => null);
+      if (fetched) {
+        segmentCache().record(target, fetched.size);
+        return target;
+      }
+      continue;
+    }
     const existing = inFlightEncodes().get(key);
     if (existing) join(existing, request);
     const flight = existing ?? startEncode(request, key);
@@ -249,7 +264,7 @@ const encodeInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'
 // already being encoded, gets the init that encode writes.
 export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
-  if (await isStoredFile(initPath)) return initPath;
+  if (await isStoredHereOrShared(initPath)) return initPath;
   const segmentZero = inFlightEncodes().get(encodeKey(assetId, rung.name, 0));
   if (segmentZero?.work.state() === 'running') {
     await segmentZero.work.done.catch(() => undefined);
