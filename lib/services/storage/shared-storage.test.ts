@@ -21,7 +21,7 @@ import { ingestAsset } from '../ingest/ingest-asset';
 import { getRenditionFile } from '../playback/get-rendition-file';
 import type { PlaybackAccess } from '../playback/resolve-playback';
 import { segmentCache } from '../playback/runtime';
-import { sharedStore, whenAssetTransfersSettled } from './shared-storage';
+import { checkSharedStorage, sharedStore, whenAssetTransfersSettled } from './shared-storage';
 
 // Keyframe with S3 storage (a real Swift + s3api): what one node encodes is served by a node that
 // has none of the asset's files, from the bucket and without encoding it again; deleting the asset
@@ -125,6 +125,7 @@ describe('S3 storage across nodes', () => {
     if (!swift) context.skip('Swift is not available here');
     const store = sharedStore();
     if (!store) throw new Error('S3 storage is not configured');
+    expect(await checkSharedStorage()).toEqual({ ok: true, bucket: BUCKET });
     const created = await createAsset({ body: { inputs: [{ url: inputUrl }], playback_policies: ['public'] } });
     await ingestAsset({ assetId: created.id, signal: new AbortController().signal, log: getLogger() });
     const asset = await getDb().asset.findUniqueOrThrow({ where: { id: created.id }, include: { playbackIds: true } });
