@@ -74,6 +74,9 @@ describe('parseEnv', () => {
     expect(parseEnv({ S3_BUCKET: 'videos', S3_ENDPOINT: 'https://s3.example.com', S3_FORCE_PATH_STYLE: 'false', ...credentials }).storage).toMatchObject({
       forcePathStyle: false,
     });
+    expect(parseEnv({ S3_BUCKET: 'videos', S3_PUBLIC_URL: 'https://cdn.example.com/videos/', ...credentials }).storage).toMatchObject({
+      publicUrl: 'https://cdn.example.com/videos',
+    });
   });
 
   test.each([
@@ -81,6 +84,7 @@ describe('parseEnv', () => {
     [{ S3_BUCKET: 'videos', S3_ACCESS_KEY_ID: 'AKID' }, /S3_BUCKET is set, so S3_SECRET_ACCESS_KEY must be set too/],
     [{ S3_BUCKET: 'Videos!', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }, /S3_BUCKET "Videos!" is not a valid bucket name/],
     [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, /S3_ENDPOINT is set but S3_BUCKET is not/],
+    [{ S3_PUBLIC_URL: 'https://cdn.example.com', S3_ACCESS_KEY_ID: 'a' }, /S3_ACCESS_KEY_ID, S3_PUBLIC_URL are set but S3_BUCKET is not/],
     [{ S3_BUCKET: 'videos', S3_ENDPOINT: 'minio:9000', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }, /S3_ENDPOINT/],
     [{ PORT: 'abc' }, /PORT/],
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],

@@ -59,6 +59,7 @@ const rawEnvSchema = z.object({
   S3_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
   S3_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   S3_FORCE_PATH_STYLE: z.preprocess(emptyAsUndefined, z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional()),
+  S3_PUBLIC_URL: optionalUrl,
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -84,6 +85,11 @@ export type StorageConfig =
       accessKeyId: string;
       secretAccessKey: string;
       forcePathStyle: boolean;
+      /**
+       * Where the bucket's objects can be fetched by anyone (the bucket's public URL or a CDN in
+       * front of it), as `<publicUrl>/<key>`: segments of public playback IDs are redirected there.
+       */
+      publicUrl?: string;
     };
 
 export type Env = {
@@ -156,7 +162,7 @@ type RawEnv = z.infer<typeof rawEnvSchema>;
 const parseStorage = (raw: RawEnv): StorageConfig => {
   const { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = raw;
   if (!bucket) {
-    const stray = (['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE'] as const).filter((name) => raw[name] !== undefined);
+    const stray = (['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL'] as const).filter((name) => raw[name] !== undefined);
     if (stray.length > 0) throw new Error(`${stray.join(', ')} ${stray.length === 1 ? 'is' : 'are'} set but S3_BUCKET is not; set S3_BUCKET to store files in S3`);
     return { driver: 'local-disk' };
   }
@@ -165,7 +171,16 @@ const parseStorage = (raw: RawEnv): StorageConfig => {
   if (!accessKeyId || !secretAccessKey) throw new Error(`S3_BUCKET is set, so ${missing.join(' and ')} must be set too`);
   // S3-compatible servers on a custom endpoint rarely have per-bucket host names; AWS prefers them.
   const forcePathStyle = raw.S3_FORCE_PATH_STYLE === undefined ? endpoint !== undefined : ['true', '1', 'yes'].includes(raw.S3_FORCE_PATH_STYLE);
-  return { driver: 's3', bucket, ...(endpoint ? { endpoint } : {}), region: raw.S3_REGION, accessKeyId, secretAccessKey, forcePathStyle };
+  return {
+    driver: 's3',
+    bucket,
+    ...(endpoint ? { endpoint } : {}),
+    region: raw.S3_REGION,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle,
+    ...(raw.S3_PUBLIC_URL ? { publicUrl: raw.S3_PUBLIC_URL } : {}),
+  };
 };
 
 export const parseEnv = (source: Record<string, string | undefined>): Env => {

@@ -45,6 +45,9 @@ const pendingTransfers = () => processSingleton('shared-storage-transfers', () =
 // Assets deleted by this node recently: what their late encodes publish is not uploaded.
 const deletedAssets = () => processSingleton('shared-storage-deleted', () => new LRUCache<string, true>({ max: 100_000, ttl: 60 * 60_000 }));
 
+// Keys this node uploaded or downloaded: known to be in the bucket without asking it.
+const knownInBucket = () => processSingleton('shared-storage-known', () => new LRUCache<string, true>({ max: 200_000 }));
+
 const trackTransfer = <T>(assetId: string, transfer: Promise<T>): Promise<T> => {
   const pending = pendingTransfers();
   const forAsset = pending.get(assetId) ?? new Set<Promise<unknown>>();
@@ -67,7 +70,12 @@ export const fetchFromBucket = (store: S3ObjectStore, filePath: string): Promise
     const key = keyOf(filePath);
     const assetId = assetIdOfObjectKey(key);
     if (assetId !== null && deletedAssets().has(assetId)) return Promise.resolve(false);
-    const fetch = (async () => (await isStoredFile(filePath)) || store.getToFile(key, filePath))();
+    const fetch = (async () => {
+      if (await isStoredFile(filePath)) return true;
+      const found = await store.getToFile(key, filePath);
+      if (found) knownInBucket().set(key, true);
+      return found;
+    })();
     return assetId === null ? fetch : trackTransfer(assetId, fetch);
   });
 
@@ -105,7 +113,9 @@ export const shareFile = (filePath: string, bytes?: Uint8Array): Promise<void> =
   const key = keyOf(filePath);
   const assetId = assetIdOfObjectKey(key);
   if (assetId !== null && deletedAssets().has(assetId)) return Promise.resolve();
-  const upload = store.put(key, bytes ?? { file: filePath }, { contentType: contentTypeOf(filePath) });
+  const upload = store.put(key, bytes ?? { file: filePath }, { contentType: contentTypeOf(filePath) }).then(() => {
+    knownInBucket().set(key, true);
+  });
   return assetId === null ? upload : trackTransfer(assetId, upload);
 };
 
@@ -136,7 +146,41 @@ export const deleteSharedAsset = async (assetId: string): Promise<void> => {
   if (store === null) return;
   deletedAssets().set(assetId, true);
   await whenAssetTransfersSettled(assetId);
-  await store.deletePrefix(assetObjectPrefix(assetId));
+  const prefix = assetObjectPrefix(assetId);
+  for (const key of [...knownInBucket().keys()]) if (key.startsWith(prefix)) knownInBucket().delete(key);
+  await store.deletePrefix(prefix);
+};
+
+const publicBaseUrl = (): string | null => {
+  const { storage } = getEnv();
+  return storage.driver === 's3' ? (storage.publicUrl ?? null) : null;
+};
+
+/** Whether players may be sent to the bucket's public URL for segments (S3_PUBLIC_URL). */
+export const redirectsToBucket = (): boolean => publicBaseUrl() !== null;
+
+/**
+ * Where anyone can fetch a file's object (S3_PUBLIC_URL), when this node knows it is in the
+ * bucket; null otherwise, and always without S3_PUBLIC_URL. Asks nothing of the bucket.
+ */
+export const knownPublicUrl = (filePath: string): string | null => {
+  const base = publicBaseUrl();
+  if (base === null) return null;
+  const key = keyOf(filePath);
+  return knownInBucket().has(key) ? `${base}/${key}` : null;
+};
+
+/** knownPublicUrl, asking the bucket whether it has the object when this node does not know. */
+export const publicUrlInBucket = async (filePath: string): Promise<string | null> => {
+  const store = sharedStore();
+  const base = publicBaseUrl();
+  if (store === null || base === null) return null;
+  const known = knownPublicUrl(filePath);
+  if (known !== null) return known;
+  const key = keyOf(filePath);
+  if ((await store.stat(key)) === null) return null;
+  knownInBucket().set(key, true);
+  return `${base}/${key}`;
 };
 
 export type StorageCheck = { ok: boolean; bucket: string; reason?: string };
