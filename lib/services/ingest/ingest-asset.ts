@@ -69,7 +69,7 @@ export const ingestAsset = async ({
   let finished = false;
   try {
     if (!(await isStoredFile(sourcePath)) && asset.uploadId !== null) {
-      if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath }))) {
+      if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath, signal }))) {
         await markAssetErrored({ assetId, type: 'invalid_input', messages: ['The uploaded file is no longer available'] });
         return;
       }

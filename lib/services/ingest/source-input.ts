@@ -3,7 +3,7 @@ import { getLogger } from '../../log';
 import { isStoredFile, objectKeyOf, sourceFilePath } from '../../storage/asset-files';
 import type { S3ObjectStore } from '../../storage/object-store';
 import { processSingleton } from '../../utils/process-singleton';
-import { fetchFromBucket, shareFile, sharedStore } from '../storage/shared-storage';
+import { fetchFromBucket, shareFile, sharedStore, whenAssetTransfersSettled } from '../storage/shared-storage';
 
 // Where readers of an asset's source (segment and audio encodes, images) find it. An asset can be
 // ready while its source is still downloading; then readers get a loopback URL that serves the
@@ -77,6 +77,8 @@ export const shareSource = async (assetId: string): Promise<void> => {
   const store = sharedStore();
   if (store === null) return;
   const stored = sourceFilePath(getEnv().dataDir, assetId);
+  // A direct upload's bytes may be on their way to the bucket already (see share-uploaded-file.ts).
+  await whenAssetTransfersSettled(assetId);
   if (!(await isStoredFile(stored)) || (await store.stat(objectKeyOf(getEnv().dataDir, stored))) !== null) return;
   await shareFile(stored);
 };

@@ -107,13 +107,16 @@ export const isMarkerStored = async (filePath: string): Promise<boolean> => {
  * file). Resolves once the bucket has it: from then on every node can serve it. Resolves at once
  * when DATA_DIR is the storage.
  */
-export const shareFile = (filePath: string, bytes?: Uint8Array): Promise<void> => {
+export const shareFile = (filePath: string, bytes?: Uint8Array): Promise<void> => shareFileAs(filePath, filePath, bytes);
+
+/** shareFile for a local file whose place in DATA_DIR (and so its key) is `storedPath`, not where it is now. */
+export const shareFileAs = (filePath: string, storedPath: string, bytes?: Uint8Array): Promise<void> => {
   const store = sharedStore();
   if (store === null) return Promise.resolve();
-  const key = keyOf(filePath);
+  const key = keyOf(storedPath);
   const assetId = assetIdOfObjectKey(key);
   if (assetId !== null && deletedAssets().has(assetId)) return Promise.resolve();
-  const upload = store.put(key, bytes ?? { file: filePath }, { contentType: contentTypeOf(filePath) }).then(() => {
+  const upload = store.put(key, bytes ?? { file: filePath }, { contentType: contentTypeOf(storedPath) }).then(() => {
     knownInBucket().set(key, true);
   });
   return assetId === null ? upload : trackTransfer(assetId, upload);
