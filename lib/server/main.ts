@@ -14,7 +14,7 @@ import { killAllProcesses } from '../media/run-process';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
-import { checkSharedStorage } from '../services/storage/shared-storage';
+import { checkSharedStorage } from '../services/storage/check-shared-storage';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
 import { prepareDatabase } from './prepare-database';

@@ -3,7 +3,7 @@ import { getEnv } from '../../env';
 import { checkMediaTool, type MediaToolCheck } from '../../media/tool-check';
 import { serverState } from '../../server/server-state';
 import { processSingleton } from '../../utils/process-singleton';
-import { checkSharedStorage, type StorageCheck } from '../storage/shared-storage';
+import { checkSharedStorage, type StorageCheck } from '../storage/check-shared-storage';
 
 export type HealthReport = {
   ok: boolean;

@@ -6,7 +6,7 @@ import { shouldSteerToCheaperRung } from './affordable-rungs';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
 import { mediaSegmentPath } from '../../storage/asset-files';
 import { getEnv } from '../../env';
-import { knownPublicUrl, publicUrlInBucket } from '../storage/shared-storage';
+import { knownPublicUrl, publicUrlInBucket } from '../storage/bucket-redirects';
 import { resolvePlayback, type Cacheability, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';

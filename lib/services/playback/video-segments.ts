@@ -11,14 +11,8 @@ import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/a
 import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
 import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
-import {
-  fetchFromBucket,
-  isStoredHereOrShared,
-  publicUrlInBucket,
-  redirectsToBucket,
-  shareInBackground,
-  sharedStore,
-} from '../storage/shared-storage';
+import { publicUrlInBucket, redirectsToBucket } from '../storage/bucket-redirects';
+import { fetchFromBucket, isStoredHereOrShared, shareInBackground, sharedStore } from '../storage/shared-storage';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from '../../storage/atomic-file';
@@ -298,12 +292,12 @@ export const prefetchFollowing = (request: SegmentRequest & { stream: ViewerStre
     if (segmentCache().has(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next))) continue;
     const deadline = viewerStreams().deadlineFor(stream, segments[next]?.start ?? 0, now);
     const key = encodeKey(assetId, rung.name, next);
-    const request = { assetId, plan, rung, index: next, priority: ENCODE_PRIORITY.prefetch, deadline, stream };
+    const prefetchRequest = { assetId, plan, rung, index: next, priority: ENCODE_PRIORITY.prefetch, deadline, stream };
     // Players fetch segments from the bucket's public URL (S3_PUBLIC_URL) when it has them: those
     // need neither an encode nor a copy here.
     const prefetch = redirectsToBucket()
-      ? publicUrlInBucket(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next)).then((url) => (url ? undefined : ensureVideoSegment(request)))
-      : ensureVideoSegment(request);
+      ? publicUrlInBucket(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next)).then((url) => (url ? undefined : ensureVideoSegment(prefetchRequest)))
+      : ensureVideoSegment(prefetchRequest);
     // Cancelled prefetches end here too; a real encode failure shows again when the segment is asked for.
     prefetch.catch((error: unknown) => getLogger().debug({ err: error, key }, 'prefetch did not complete'));
   }

@@ -20,7 +20,8 @@ import { createUpload } from '../uploads/create-upload';
 import { getUpload } from '../uploads/get-upload';
 import { receiveUploadBytes } from '../uploads/receive-upload-bytes';
 import { uploadUrl } from '../uploads/upload-record';
-import { checkSharedStorage, sharedStore, whenAssetTransfersSettled } from './shared-storage';
+import { checkSharedStorage } from './check-shared-storage';
+import { sharedStore, whenAssetTransfersSettled } from './shared-storage';
 import { startS3Node, type S3Node } from './test-support/s3-node';
 
 // Keyframe with S3 storage (a real Swift + s3api): what one node encoded is served by a node that

@@ -154,56 +154,9 @@ export const deleteSharedAsset = async (assetId: string): Promise<void> => {
   await store.deletePrefix(prefix);
 };
 
-const publicBaseUrl = (): string | null => {
-  const { storage } = getEnv();
-  return storage.driver === 's3' ? (storage.publicUrl ?? null) : null;
-};
+/** Whether this node uploaded or downloaded the object: known to be in the bucket without asking it. */
+export const isKnownInBucket = (key: string): boolean => knownInBucket().has(key);
 
-/** Whether players may be sent to the bucket's public URL for segments (S3_PUBLIC_URL). */
-export const redirectsToBucket = (): boolean => publicBaseUrl() !== null;
-
-/**
- * Where anyone can fetch a file's object (S3_PUBLIC_URL), when this node knows it is in the
- * bucket; null otherwise, and always without S3_PUBLIC_URL. Asks nothing of the bucket.
- */
-export const knownPublicUrl = (filePath: string): string | null => {
-  const base = publicBaseUrl();
-  if (base === null) return null;
-  const key = keyOf(filePath);
-  return knownInBucket().has(key) ? `${base}/${key}` : null;
-};
-
-/** knownPublicUrl, asking the bucket whether it has the object when this node does not know. */
-export const publicUrlInBucket = async (filePath: string): Promise<string | null> => {
-  const store = sharedStore();
-  const base = publicBaseUrl();
-  if (store === null || base === null) return null;
-  const known = knownPublicUrl(filePath);
-  if (known !== null) return known;
-  const key = keyOf(filePath);
-  if ((await store.stat(key)) === null) return null;
+export const markKnownInBucket = (key: string): void => {
   knownInBucket().set(key, true);
-  return `${base}/${key}`;
-};
-
-export type StorageCheck = { ok: boolean; bucket: string; reason?: string };
-
-/**
- * With S3: writes, reads back and deletes a small object, so wrong credentials, a missing bucket
- * or a read-only key show at start-up and in the health check rather than at the first upload.
- * Null with local disk.
- */
-export const checkSharedStorage = async (): Promise<StorageCheck | null> => {
-  const store = sharedStore();
-  if (store === null) return null;
-  const key = `keyframe-storage-check/${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-  try {
-    await store.put(key, Buffer.from('ok'), { contentType: 'text/plain' });
-    const info = await store.stat(key);
-    if (info?.size !== 2) throw new Error(`the object written was not read back (${info ? `${info.size} bytes` : 'missing'})`);
-    await store.delete(key);
-    return { ok: true, bucket: store.bucket };
-  } catch (error) {
-    return { ok: false, bucket: store.bucket, reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
-  }
 };
