@@ -2,18 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { publishStream } from './atomic-file';
 import { assertObjectKey, assertObjectPrefix, isBufferBody, type S3ObjectStore } from './object-store';
 
@@ -39,22 +28,45 @@ const PARTS_IN_FLIGHT = 4;
 // DeleteObjects takes at most this many keys per request.
 const DELETE_BATCH = 1000;
 
-const isNotFound = (error: unknown): boolean =>
-  error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
+const isNotFound = (error: unknown): boolean => {
+  const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return failure?.$metadata?.httpStatusCode === 404 || failure?.name === 'NoSuchKey' || failure?.name === 'NotFound';
+};
+
+// The AWS SDK takes ~150 ms and ~23 MB of memory to load: it is loaded on first use, so a node on
+// local disk never loads it. (Imported dynamically: a bundler hoists static imports of external
+// packages to the top of the bundle even from modules it initialises lazily.)
+const loadSdk = async () => {
+  const [s3, storage, presigner] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/lib-storage'),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
+  return { ...s3, Upload: storage.Upload, getSignedUrl: presigner.getSignedUrl };
+};
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
   const { bucket } = options;
-  const client = new S3Client({
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    region: options.region,
-    forcePathStyle: options.forcePathStyle,
-    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  let client: S3Client | undefined;
+  let connecting: Promise<{ client: S3Client; sdk: Sdk }> | undefined;
+  const connect = () =>
+    (connecting ??= loadSdk().then((sdk) => {
+      client = new sdk.S3Client({
+        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+        region: options.region,
+        forcePathStyle: options.forcePathStyle,
+        credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      return { client, sdk };
+    }));
 
   const getObject = async (key: string, range?: { start: number; end: number }) => {
     assertObjectKey(key);
+    const { client, sdk } = await connect();
+    const { GetObjectCommand } = sdk;
     try {
       return await client.send(
         new GetObjectCommand({ Bucket: bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
@@ -66,6 +78,8 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
   };
 
   const deleteBatch = async (keys: string[]): Promise<void> => {
+    const { client, sdk } = await connect();
+    const { DeleteObjectsCommand } = sdk;
     const command = new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } });
     // Servers that predate S3's flexible checksums (Swift among them) require Content-MD5 on
     // DeleteObjects, which the SDK no longer sends; AWS accepts it as well.
@@ -92,6 +106,8 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
 
     async put(key, body, putOptions = {}) {
       assertObjectKey(key);
+      const { client, sdk } = await connect();
+      const { PutObjectCommand, Upload } = sdk;
       const contentType = putOptions.contentType ? { ContentType: putOptions.contentType } : {};
       if (isBufferBody(body)) {
         await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ...contentType }));
@@ -126,6 +142,8 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
 
     async stat(key) {
       assertObjectKey(key);
+      const { client, sdk } = await connect();
+      const { HeadObjectCommand } = sdk;
       try {
         const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
         return { size: head.ContentLength ?? 0, lastModified: head.LastModified ?? new Date(0) };
@@ -142,11 +160,15 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
 
     async delete(key) {
       assertObjectKey(key);
+      const { client, sdk } = await connect();
+      const { DeleteObjectCommand } = sdk;
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
 
     async deletePrefix(prefix) {
       assertObjectPrefix(prefix);
+      const { client, sdk } = await connect();
+      const { ListObjectsV2Command } = sdk;
       // Listed again from the start after each batch, since deleting shifts what a continuation
       // token would point at on some servers.
       let previousFirst: string | undefined;
@@ -160,11 +182,12 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
       }
     },
 
-    presignedGetUrl(key, expiresInSeconds) {
+    async presignedGetUrl(key, expiresInSeconds) {
       assertObjectKey(key);
-      return getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
+      const { client, sdk } = await connect();
+      return sdk.getSignedUrl(client, new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
     },
 
-    close: () => client.destroy(),
+    close: () => client?.destroy(),
   };
 };
