@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { open, rm, stat } from 'node:fs/promises';
+import { open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { publishFile, publishStream } from './atomic-file';
@@ -60,6 +60,15 @@ export const createLocalDiskStore = ({ root }: { root: string }): LocalDiskObjec
 
     async delete(key) {
       await rm(pathOf(key), { force: true });
+    },
+
+    async listFolder(prefix) {
+      assertObjectPrefix(prefix);
+      const entries = await readdir(pathOf(prefix.slice(0, -1)), { withFileTypes: true }).catch((error: unknown) => {
+        if (isMissing(error)) return [];
+        throw error;
+      });
+      return entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
     },
 
     async deletePrefix(prefix) {

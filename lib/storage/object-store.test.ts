@@ -95,6 +95,9 @@ describe.each(drivers)('%s object store', (kind) => {
     const kept = [`${prefix}/abc/source`, `${prefix}/a/source`];
     await Promise.all([...doomed, ...kept].map((key) => objects.put(key, Buffer.from(key))));
 
+    expect((await objects.listFolder(`${prefix}/ab/`)).sort()).toEqual(['source']);
+    expect((await objects.listFolder(`${prefix}/ab/hls/540p/`)).sort()).toEqual(['0.m4s', 'init.mp4']);
+    expect(await objects.listFolder(`${prefix}/nothing/`)).toEqual([]);
     await objects.deletePrefix(`${prefix}/ab/`);
     expect(await Promise.all(doomed.map((key) => objects.stat(key)))).toEqual(doomed.map(() => null));
     expect((await Promise.all(kept.map((key) => objects.stat(key)))).map((info) => info?.size)).toEqual(kept.map((key) => key.length));
@@ -110,6 +113,7 @@ describe.each(drivers)('%s object store', (kind) => {
     for (let from = 0; from < keys.length; from += 50) {
       await Promise.all(keys.slice(from, from + 50).map((key) => objects.put(key, Buffer.from('s'))));
     }
+    expect(await objects.listFolder(`${prefix}/hls/540p/`)).toHaveLength(keys.length);
     await objects.deletePrefix(`${prefix}/`);
     expect(await objects.stat(keys[0]!)).toBeNull();
     expect(await objects.stat(keys.at(-1)!)).toBeNull();

@@ -24,6 +24,8 @@ type CommonObjectStore = {
   createReadStream(key: string, range?: ByteRange): Promise<Readable | null>;
   /** Deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** The names of the objects directly in a folder (`prefix` ends with "/"), not those in folders below it. */
+  listFolder(prefix: string): Promise<string[]>;
   /** Deletes every object whose key starts with `prefix`, which names a folder (ends with "/"). */
   deletePrefix(prefix: string): Promise<void>;
 };

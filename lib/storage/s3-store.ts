@@ -165,6 +165,21 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
 
+    async listFolder(prefix) {
+      assertObjectPrefix(prefix);
+      const { client, sdk } = await connect();
+      const names: string[] = [];
+      let continuationToken: string | undefined;
+      do {
+        const listed = await client.send(
+          new sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: continuationToken }),
+        );
+        for (const object of listed.Contents ?? []) if (object.Key) names.push(object.Key.slice(prefix.length));
+        continuationToken = listed.IsTruncated ? listed.NextContinuationToken : undefined;
+      } while (continuationToken);
+      return names;
+    },
+
     async deletePrefix(prefix) {
       assertObjectPrefix(prefix);
       const { client, sdk } = await connect();

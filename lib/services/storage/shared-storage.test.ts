@@ -11,6 +11,7 @@ import { uploadDirectory } from '../../storage/upload-files';
 import { SWIFT_START_TIMEOUT_MS } from '../../storage/test-support/swift-fixture';
 import { createAsset } from '../assets/create-asset';
 import { deleteAsset } from '../assets/delete-asset';
+import { getAssetRenditions } from '../dashboard/get-asset-renditions';
 import { getThumbnail } from '../images/get-thumbnail';
 import { ingestAsset } from '../ingest/ingest-asset';
 import { getRenditionFile } from '../playback/get-rendition-file';
@@ -92,6 +93,10 @@ describe('S3 storage across nodes', () => {
     const localCopy = assetDirectory(getEnv().dataDir, asset.id);
     await rm(localCopy, { recursive: true, force: true });
     segmentCache().forgetUnder(localCopy);
+
+    // The asset page counts what any node encoded.
+    const renditions = await getAssetRenditions({ assetId: asset.id });
+    expect(renditions.find((status) => status.name === rendition)?.encodedSegments).toEqual([0]);
 
     const runsOnB = ffmpegRuns().length;
     expect(digest(await play(rendition, '0.m4s'))).toBe(digest(segment));
