@@ -4,7 +4,7 @@ import { getEnv } from '../../env';
 import { isStoredFile, objectKeyOf } from '../../storage/asset-files';
 import type { S3ObjectStore } from '../../storage/object-store';
 import { uploadDataPath, uploadDirectory } from '../../storage/upload-files';
-import { fetchFromBucket, sharedStore } from '../storage/shared-storage';
+import { copyFromBucket, sharedStore } from '../storage/shared-storage';
 
 // How long an ingest on another node waits for a completed upload's bytes to reach the bucket
 // (they are uploaded from the node that received them right after the last byte arrived).
@@ -27,7 +27,7 @@ export const adoptUploadedFile = async ({
   const uploaded = uploadDataPath(dataDir, uploadId);
   if (!(await isStoredFile(uploaded))) {
     const store = sharedStore();
-    return store !== null && copyFromBucket(store, sourcePath, signal);
+    return store !== null && waitForUploadedFile(store, sourcePath, signal);
   }
   await mkdir(path.dirname(sourcePath), { recursive: true });
   await rename(uploaded, sourcePath);
@@ -35,7 +35,7 @@ export const adoptUploadedFile = async ({
   return true;
 };
 
-const copyFromBucket = async (store: S3ObjectStore, sourcePath: string, signal?: AbortSignal): Promise<boolean> => {
+const waitForUploadedFile = async (store: S3ObjectStore, sourcePath: string, signal?: AbortSignal): Promise<boolean> => {
   const key = objectKeyOf(getEnv().dataDir, sourcePath);
   const deadline = Date.now() + BUCKET_WAIT_MS;
   while ((await store.stat(key)) === null) {
@@ -43,5 +43,5 @@ const copyFromBucket = async (store: S3ObjectStore, sourcePath: string, signal?:
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, BUCKET_POLL_MS));
   }
-  return fetchFromBucket(store, sourcePath);
+  return copyFromBucket(store, sourcePath);
 };

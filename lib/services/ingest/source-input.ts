@@ -3,7 +3,7 @@ import { getLogger } from '../../log';
 import { isStoredFile, objectKeyOf, sourceFilePath } from '../../storage/asset-files';
 import type { S3ObjectStore } from '../../storage/object-store';
 import { processSingleton } from '../../utils/process-singleton';
-import { fetchFromBucket, shareFile, sharedStore, whenAssetTransfersSettled } from '../storage/shared-storage';
+import { copyFromBucket, shareFile, sharedStore, whenAssetTransfersSettled } from '../storage/shared-storage';
 
 // Where readers of an asset's source (segment and audio encodes, images) find it. An asset can be
 // ready while its source is still downloading; then readers get a loopback URL that serves the
@@ -57,7 +57,7 @@ export const sourceInput = async (assetId: string): Promise<string> => {
 const bucketSourceUrl = async (store: S3ObjectStore, stored: string): Promise<string | null> => {
   const key = objectKeyOf(getEnv().dataDir, stored);
   if ((await store.stat(key)) === null) return null;
-  fetchFromBucket(store, stored).catch((error: unknown) => getLogger().warn({ err: error, key }, 'copying a source from the bucket failed'));
+  copyFromBucket(store, stored).catch((error: unknown) => getLogger().warn({ err: error, key }, 'copying a source from the bucket failed'));
   return store.presignedGetUrl(key, PRESIGNED_SOURCE_SECONDS);
 };
 

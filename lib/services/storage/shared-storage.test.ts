@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
-import { assetDirectory, assetObjectPrefix, sourceFilePath } from '../../storage/asset-files';
+import { assetDirectory, assetObjectPrefix, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
+import { createS3Store } from '../../storage/s3-store';
 import { uploadDirectory } from '../../storage/upload-files';
-import { SWIFT_START_TIMEOUT_MS } from '../../storage/test-support/swift-fixture';
+import { s3OptionsOf, SWIFT_START_TIMEOUT_MS } from '../../storage/test-support/swift-fixture';
 import { createAsset } from '../assets/create-asset';
 import { deleteAsset } from '../assets/delete-asset';
 import { getAssetRenditions } from '../dashboard/get-asset-renditions';
@@ -22,7 +23,7 @@ import { getUpload } from '../uploads/get-upload';
 import { receiveUploadBytes } from '../uploads/receive-upload-bytes';
 import { uploadUrl } from '../uploads/upload-record';
 import { checkSharedStorage } from './check-shared-storage';
-import { sharedStore, whenAssetTransfersSettled } from './shared-storage';
+import { copyFromBucket, fetchFromBucket, sharedStore, whenAssetTransfersSettled } from './shared-storage';
 import { startS3Node, type S3Node } from './test-support/s3-node';
 
 // Keyframe with S3 storage (a real Swift + s3api): what one node encoded is served by a node that
@@ -140,4 +141,17 @@ describe('S3 storage across nodes', () => {
     await deleteAsset({ assetId });
     expect(await node.bucketKeys(assetObjectPrefix(assetId))).toEqual([]);
   }, 120_000);
+
+  it('counts a bucket it cannot reach as not having a file (the node then produces it), except where the file is needed', async (context: TestContext) => {
+    if (!node) return context.skip('Swift is not available here');
+    const unreachable = createS3Store({ ...s3OptionsOf(node.swift), endpoint: 'http://127.0.0.1:9' });
+    try {
+      const segment = mediaSegmentPath(getEnv().dataDir, 'unreachable', '540p', 0);
+      expect(await fetchFromBucket(unreachable, segment)).toBe(false);
+      await expect(copyFromBucket(unreachable, segment)).rejects.toThrow();
+      expect(existsSync(segment)).toBe(false);
+    } finally {
+      unreachable.close();
+    }
+  });
 });

@@ -65,7 +65,7 @@ const trackTransfer = <T>(assetId: string, transfer: Promise<T>): Promise<T> => 
  * whole or not at all). Concurrent calls for one file share one download. False when the bucket
  * does not have it either. S3 only.
  */
-export const fetchFromBucket = (store: S3ObjectStore, filePath: string): Promise<boolean> =>
+export const copyFromBucket = (store: S3ObjectStore, filePath: string): Promise<boolean> =>
   fetches().run(filePath, () => {
     const key = keyOf(filePath);
     const assetId = assetIdOfObjectKey(key);
@@ -77,6 +77,17 @@ export const fetchFromBucket = (store: S3ObjectStore, filePath: string): Promise
       return found;
     })();
     return assetId === null ? fetch : trackTransfer(assetId, fetch);
+  });
+
+/**
+ * copyFromBucket for files this node can produce itself (segments, images, markers): a bucket
+ * that cannot be read right now counts as not having the file (logged), so playback goes on by
+ * encoding instead of failing.
+ */
+export const fetchFromBucket = (store: S3ObjectStore, filePath: string): Promise<boolean> =>
+  copyFromBucket(store, filePath).catch((error: unknown) => {
+    getLogger().warn({ err: error, filePath }, 'reading from the bucket failed; producing the file here');
+    return false;
   });
 
 /** Whether the file is on this node's disk or, with S3, in the bucket (then copied here first). */
