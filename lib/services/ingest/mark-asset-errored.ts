@@ -7,6 +7,7 @@ import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { objectKeyOf, sourceFilePath } from '../../storage/asset-files';
 import { sharedStore } from '../storage/shared-storage';
 import { rm } from 'node:fs/promises';
+import { getLogger } from '../../log';
 
 export type AssetErrorType = 'download_failed' | 'invalid_input';
 
@@ -42,5 +43,8 @@ export const markAssetErrored = async ({
   forgetAssetPlayback(assetId);
   const sourcePath = sourceFilePath(getEnv().dataDir, assetId);
   await rm(sourcePath, { force: true });
-  await sharedStore()?.delete(objectKeyOf(getEnv().dataDir, sourcePath));
+  const key = objectKeyOf(getEnv().dataDir, sourcePath);
+  await sharedStore()
+    ?.delete(key)
+    .catch((error: unknown) => getLogger().warn({ err: error, key }, 'deleting an unusable source from the bucket failed'));
 };

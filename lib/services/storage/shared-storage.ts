@@ -153,7 +153,9 @@ export const whenAssetTransfersSettled = async (assetId: string): Promise<void> 
 
 /**
  * Removes an asset's objects from the bucket (no-op with local disk), after its transfers in
- * flight; none starts afterwards. Called before its folder in DATA_DIR is removed.
+ * flight; none starts afterwards. Called before its folder in DATA_DIR is removed. The asset's
+ * rows are gone by then, so a bucket that refuses is logged (with the prefix left behind) rather
+ * than failing the deletion.
  */
 export const deleteSharedAsset = async (assetId: string): Promise<void> => {
   const store = sharedStore();
@@ -162,7 +164,7 @@ export const deleteSharedAsset = async (assetId: string): Promise<void> => {
   await whenAssetTransfersSettled(assetId);
   const prefix = assetObjectPrefix(assetId);
   for (const key of [...knownInBucket().keys()]) if (key.startsWith(prefix)) knownInBucket().delete(key);
-  await store.deletePrefix(prefix);
+  await store.deletePrefix(prefix).catch((error: unknown) => getLogger().error({ err: error, prefix }, 'deleting an asset from the bucket failed'));
 };
 
 /** Whether this node uploaded or downloaded the object: known to be in the bucket without asking it. */
