@@ -79,10 +79,40 @@ describe('parseEnv', () => {
     });
   });
 
+  test('stores on local disk unless S3_BUCKET is set; S3 settings with their defaults', () => {
+    expect(parseEnv({}).storage).toEqual({ driver: 'local-disk' });
+    const credentials = { S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'secret' };
+    expect(parseEnv({ S3_BUCKET: 'videos', ...credentials }).storage).toEqual({
+      driver: 's3',
+      bucket: 'videos',
+      region: 'us-east-1',
+      accessKeyId: 'AKID',
+      secretAccessKey: 'secret',
+      forcePathStyle: false,
+    });
+    expect(parseEnv({ S3_BUCKET: 'videos', S3_ENDPOINT: 'http://127.0.0.1:9000/', S3_REGION: 'eu-1', ...credentials }).storage).toMatchObject({
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-1',
+      forcePathStyle: true,
+    });
+    expect(parseEnv({ S3_BUCKET: 'videos', S3_ENDPOINT: 'https://s3.example.com', S3_FORCE_PATH_STYLE: 'false', ...credentials }).storage).toMatchObject({
+      forcePathStyle: false,
+    });
+    expect(parseEnv({ S3_BUCKET: 'videos', S3_PUBLIC_URL: 'https://cdn.example.com/videos/', ...credentials }).storage).toMatchObject({
+      publicUrl: 'https://cdn.example.com/videos',
+    });
+  });
+
   test.each([
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL/],
     [{ REDIS_URL: 'redis://x', REDIS_KEY_PREFIX: 'a b' }, /REDIS_KEY_PREFIX/],
     [{ KEYFRAME_ROLE: 'web' }, /KEYFRAME_ROLE/],
+    [{ S3_BUCKET: 'videos' }, /S3_BUCKET is set, so S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set too/],
+    [{ S3_BUCKET: 'videos', S3_ACCESS_KEY_ID: 'AKID' }, /S3_BUCKET is set, so S3_SECRET_ACCESS_KEY must be set too/],
+    [{ S3_BUCKET: 'Videos!', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }, /S3_BUCKET "Videos!" is not a valid bucket name/],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, /S3_ENDPOINT is set but S3_BUCKET is not/],
+    [{ S3_PUBLIC_URL: 'https://cdn.example.com', S3_ACCESS_KEY_ID: 'a' }, /S3_ACCESS_KEY_ID, S3_PUBLIC_URL are set but S3_BUCKET is not/],
+    [{ S3_BUCKET: 'videos', S3_ENDPOINT: 'minio:9000', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b' }, /S3_ENDPOINT/],
     [{ PORT: 'abc' }, /PORT/],
     [{ ALLOW_PRIVATE_INPUT_URLS: 'maybe' }, /ALLOW_PRIVATE_INPUT_URLS/],
     [{ BASE_URL: 'ftp://x' }, /BASE_URL/],

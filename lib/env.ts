@@ -66,6 +66,13 @@ const rawEnvSchema = z.object({
   // Lets deployments (or test runs) share one Redis without seeing each other's keys.
   REDIS_KEY_PREFIX: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('keyframe')),
   KEYFRAME_ROLE: z.preprocess(emptyAsUndefined, z.enum(['all', 'http', 'worker']).default('all')),
+  S3_BUCKET: z.preprocess(emptyAsUndefined, z.string().optional()),
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.preprocess(emptyAsUndefined, z.string().default('us-east-1')),
+  S3_ACCESS_KEY_ID: z.preprocess(emptyAsUndefined, z.string().optional()),
+  S3_SECRET_ACCESS_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+  S3_FORCE_PATH_STYLE: z.preprocess(emptyAsUndefined, z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional()),
+  S3_PUBLIC_URL: optionalUrl,
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -87,6 +94,24 @@ export type NodeRole = 'all' | 'http' | 'worker';
 
 /** Redis, when configured: jobs (BullMQ), the polling rate limit and the JIT encode lock move there. */
 export type RedisConfig = { url: string; keyPrefix: string };
+// Where Keyframe's files are stored. With S3, DATA_DIR is this node's cache of the bucket.
+export type StorageConfig =
+  | { driver: 'local-disk' }
+  | {
+      driver: 's3';
+      bucket: string;
+      /** Omitted for AWS itself. */
+      endpoint?: string;
+      region: string;
+      accessKeyId: string;
+      secretAccessKey: string;
+      forcePathStyle: boolean;
+      /**
+       * Where the bucket's objects can be fetched by anyone (the bucket's public URL or a CDN in
+       * front of it), as `<publicUrl>/<key>`: segments of public playback IDs are redirected there.
+       */
+      publicUrl?: string;
+    };
 
 export type Env = {
   role: NodeRole;
@@ -98,6 +123,7 @@ export type Env = {
   streamUrl: string;
   dataDir: string;
   database: DatabaseConfig;
+  storage: StorageConfig;
   ffmpegPath: string;
   ffprobePath: string;
   allowPrivateInputUrls: boolean;
@@ -164,6 +190,34 @@ const checkRoleFitsDatabase = (role: NodeRole, database: DatabaseConfig): void =
   );
 };
 
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+type RawEnv = z.infer<typeof rawEnvSchema>;
+
+const parseStorage = (raw: RawEnv): StorageConfig => {
+  const { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = raw;
+  if (!bucket) {
+    const stray = (['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL'] as const).filter((name) => raw[name] !== undefined);
+    if (stray.length > 0) throw new Error(`${stray.join(', ')} ${stray.length === 1 ? 'is' : 'are'} set but S3_BUCKET is not; set S3_BUCKET to store files in S3`);
+    return { driver: 'local-disk' };
+  }
+  if (!BUCKET_NAME.test(bucket)) throw new Error(`S3_BUCKET "${bucket}" is not a valid bucket name (3–63 lowercase letters, digits, dots, hyphens)`);
+  const missing = (['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const).filter((name) => !raw[name]);
+  if (!accessKeyId || !secretAccessKey) throw new Error(`S3_BUCKET is set, so ${missing.join(' and ')} must be set too`);
+  // S3-compatible servers on a custom endpoint rarely have per-bucket host names; AWS prefers them.
+  const forcePathStyle = raw.S3_FORCE_PATH_STYLE === undefined ? endpoint !== undefined : ['true', '1', 'yes'].includes(raw.S3_FORCE_PATH_STYLE);
+  return {
+    driver: 's3',
+    bucket,
+    ...(endpoint ? { endpoint } : {}),
+    region: raw.S3_REGION,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle,
+    ...(raw.S3_PUBLIC_URL ? { publicUrl: raw.S3_PUBLIC_URL } : {}),
+  };
+};
+
 export const parseEnv = (source: Record<string, string | undefined>): Env => {
   const result = rawEnvSchema.safeParse(source);
   if (!result.success) {
@@ -185,6 +239,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     streamUrl: raw.STREAM_URL ?? baseUrl,
     dataDir,
     database,
+    storage: parseStorage(raw),
     ffmpegPath: raw.FFMPEG_PATH,
     ffprobePath: raw.FFPROBE_PATH,
     allowPrivateInputUrls: raw.ALLOW_PRIVATE_INPUT_URLS,

@@ -18,6 +18,7 @@ import { killAllProcesses } from '../media/run-process';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
+import { checkSharedStorage } from '../services/storage/check-shared-storage';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
 import { startHealthListener } from './health-listener';
@@ -83,6 +84,10 @@ const main = async () => {
   const migrations = await prepareDatabase(env);
   serverState().migrationsApplied = true;
   log.info({ applied: migrations.applied, database: env.database.label }, 'database ready');
+
+  const storage = await checkSharedStorage();
+  if (storage && !storage.ok) throw new Error(`S3 storage (bucket ${storage.bucket}) is not usable: ${storage.reason}`);
+  if (storage) log.info({ bucket: storage.bucket, endpoint: env.storage.driver === 's3' ? (env.storage.endpoint ?? 'AWS') : undefined }, 'S3 storage ready');
 
   await segmentCache().rebuildFromDisk(path.join(env.dataDir, 'assets'), isEvictableSegment);
 

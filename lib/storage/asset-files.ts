@@ -6,6 +6,20 @@ import path from 'node:path';
 export const isStoredFile = async (filePath: string): Promise<boolean> =>
   (await stat(filePath).catch(() => null))?.isFile() ?? false;
 
+// With S3 storage, an object's key is its path relative to DATA_DIR, "/"-separated: DATA_DIR is
+// then this node's cache of the bucket, laid out like the bucket.
+export const objectKeyOf = (dataDir: string, filePath: string): string => {
+  const relative = path.relative(dataDir, filePath);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) throw new RangeError(`${filePath} is not below ${dataDir}`);
+  return relative.split(path.sep).join('/');
+};
+
+/** The prefix of every object of an asset. */
+export const assetObjectPrefix = (assetId: string): string => `assets/${assetId}/`;
+
+/** The asset a key belongs to, or null (uploads). */
+export const assetIdOfObjectKey = (key: string): string | null => /^assets\/([^/]+)\//.exec(key)?.[1] ?? null;
+
 export const assetDirectory = (dataDir: string, assetId: string): string => path.join(dataDir, 'assets', assetId);
 
 export const sourceFilePath = (dataDir: string, assetId: string): string =>

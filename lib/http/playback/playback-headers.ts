@@ -27,6 +27,9 @@ const cacheControl = ({ scope, expiresAt }: Cacheability, maxAge: number, extra 
 
 // Segments, init segments and images never change under their URL.
 export const immutableCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, YEAR_SECONDS, ', immutable');
+// A redirect to the bucket's public URL: kept for a while, not for ever, since an operator may
+// move the bucket or the CDN in front of it.
+export const redirectCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 3600);
 // Playlists are made from the plan, and can change (a background rung completes).
 export const playlistCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 10);
 // Storyboard VTT/JSON hold absolute URLs on STREAM_URL, which an operator may change.

@@ -16,7 +16,7 @@ import { PLAYBACK_CORS_HEADERS } from './playback-headers';
 export type PlaybackReply = {
   contentType: string;
   cacheControl: string;
-} & ({ filePath: string } | { text: string; lastModified: Date });
+} & ({ filePath: string } | { text: string; lastModified: Date } | { redirectUrl: string });
 
 const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
 
@@ -155,8 +155,14 @@ export const sendTextReply = (request: IncomingMessage, response: ServerResponse
   if (span) response.end(body.subarray(span.start, span.end + 1));
 };
 
+// A segment in the bucket, for a player to fetch from its public URL (S3_PUBLIC_URL).
+const sendRedirect = (response: ServerResponse, reply: { redirectUrl: string; cacheControl: string }): void => {
+  response.writeHead(302, [...CORS_HEADER_LIST, 'location', reply.redirectUrl, 'cache-control', reply.cacheControl, 'content-length', '0']).end();
+};
+
 export const sendPlaybackReply = async (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply): Promise<void> => {
   if ('text' in reply) return sendTextReply(request, response, reply);
+  if ('redirectUrl' in reply) return sendRedirect(response, reply);
   // Opened before anything is written, so a file missing now is still the caller's to handle.
   const { file, release } = await openFiles.acquire(reply.filePath);
   try {

@@ -18,6 +18,7 @@ import {
   immutableCacheControl,
   PLAYBACK_PREFLIGHT_HEADERS,
   playlistCacheControl,
+  redirectCacheControl,
   storyboardTextCacheControl,
 } from './playback-headers';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
@@ -82,6 +83,7 @@ const renditionFileReply = async (playback: PlaybackRequest, rendition: string, 
   const { request } = playback;
   const client = `${request.socket.remoteAddress ?? ''} ${request.headers['user-agent'] ?? ''}`;
   const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), client, viewer: playback.viewer });
+  if ('redirectUrl' in found) return { redirectUrl: found.redirectUrl, contentType: CONTENT_TYPES.mp4, cacheControl: redirectCacheControl(found.cacheability) };
   return { filePath: found.path, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
 };
 

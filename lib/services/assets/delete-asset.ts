@@ -7,6 +7,7 @@ import { uploadDirectory } from '../../storage/upload-files';
 import { rm } from 'node:fs/promises';
 import { forgetAssetPlayback } from '../playback/playback-records';
 import { segmentCache } from '../playback/runtime';
+import { deleteSharedAsset } from '../storage/shared-storage';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { assetInclude, findAssetOrThrow } from './asset-record';
 
@@ -29,6 +30,7 @@ export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<voi
   forgetAssetPlayback(assetId);
   cancelAssetWork(assetId);
   segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, assetId));
+  await deleteSharedAsset(assetId);
   await removeAssetFiles(getEnv().dataDir, assetId);
   // An upload's file waits in the upload folder until the ingest adopts it.
   if (uploadId) await rm(uploadDirectory(getEnv().dataDir, uploadId), { recursive: true, force: true });

@@ -3,19 +3,23 @@ import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { notFound } from '../../errors/api-error';
 import type { RenditionStatus } from '../../schemas/rendition-status';
-import { renditionDirectory } from '../../storage/asset-files';
+import { objectKeyOf, renditionDirectory } from '../../storage/asset-files';
+import { sharedStore } from '../storage/shared-storage';
 import { readAudioSegmentCount } from '../playback/audio-track';
 import { availableRungs } from '../playback/available-rungs';
 import type { PlaybackPlan } from '../playback/playback-plan';
 
 // The asset page's ladder: every rendition of the plan and which of its segments are on disk
-// (encoded just in time, prefetched, or encoded in the background), read from the rendition folders.
+// (encoded just in time, prefetched, or encoded in the background), read from the rendition folders:
+// with S3 storage, this node's and the bucket's (what any node encoded).
 
 const SEGMENT_FILE = /^(\d+)\.m4s$/;
 
 const storedSegments = async (directory: string): Promise<number[]> => {
-  const names = await readdir(directory).catch(() => [] as string[]);
-  return names
+  const local = await readdir(directory).catch(() => [] as string[]);
+  const store = sharedStore();
+  const names = store ? new Set([...local, ...(await store.listFolder(`${objectKeyOf(getEnv().dataDir, directory)}/`))]) : local;
+  return [...names]
     .map((name) => SEGMENT_FILE.exec(name)?.[1])
     .filter((index): index is string => index !== undefined)
     .map(Number)

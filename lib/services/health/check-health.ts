@@ -3,6 +3,7 @@ import { getEnv } from '../../env';
 import { checkMediaTool, type MediaToolCheck } from '../../media/tool-check';
 import { serverState } from '../../server/server-state';
 import { processSingleton } from '../../utils/process-singleton';
+import { checkSharedStorage, type StorageCheck } from '../storage/check-shared-storage';
 
 export type HealthReport = {
   ok: boolean;
@@ -10,6 +11,8 @@ export type HealthReport = {
     database: { ok: boolean; reason?: string };
     ffmpeg: MediaToolCheck;
     ffprobe: MediaToolCheck;
+    /** Only with S3 storage (local disk needs no check beyond DATA_DIR existing). */
+    storage?: StorageCheck;
   };
 };
 
@@ -35,12 +38,27 @@ const checkDatabase = async (): Promise<{ ok: boolean; reason?: string }> => {
   }
 };
 
+// Each check writes an object: at most one every TTL however often the health URL is polled.
+const storageCheck = () => processSingleton('storage-check', () => ({ at: 0, result: null as Promise<StorageCheck | null> | null }));
+const cachedStorageCheck = (): Promise<StorageCheck | null> => {
+  const cache = storageCheck();
+  if (!cache.result || Date.now() - cache.at >= TOOL_CHECK_TTL_MS) {
+    cache.at = Date.now();
+    cache.result = checkSharedStorage();
+  }
+  return cache.result;
+};
+
 export const checkHealth = async (): Promise<HealthReport> => {
   const env = getEnv();
-  const [database, ffmpeg, ffprobe] = await Promise.all([
+  const [database, ffmpeg, ffprobe, storage] = await Promise.all([
     checkDatabase(),
     cachedToolCheck(env.ffmpegPath),
     cachedToolCheck(env.ffprobePath),
+    cachedStorageCheck(),
   ]);
-  return { ok: database.ok && ffmpeg.ok && ffprobe.ok && !serverState().shuttingDown, checks: { database, ffmpeg, ffprobe } };
+  return {
+    ok: database.ok && ffmpeg.ok && ffprobe.ok && (storage?.ok ?? true) && !serverState().shuttingDown,
+    checks: { database, ffmpeg, ffprobe, ...(storage ? { storage } : {}) },
+  };
 };

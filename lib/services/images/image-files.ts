@@ -6,7 +6,8 @@ import { getLogger } from '../../log';
 import { imageFilePath, isStoredFile } from '../../storage/asset-files';
 import { processSingleton } from '../../utils/process-singleton';
 import { SingleFlight } from '../../utils/single-flight';
-import { publishFile } from '../playback/publish-file';
+import { publishFile } from '../../storage/atomic-file';
+import { isStoredHereOrShared, shareInBackground } from '../storage/shared-storage';
 
 // Images are generated on the first request and then served from the asset's folder. Concurrent
 // requests for one image share one generation; the file is published atomically (temp + rename),
@@ -34,7 +35,7 @@ export const ensureImageFile = async ({
   const target = imageFilePath(getEnv().dataDir, assetId, fileName);
   if (await isStoredFile(target)) return target;
   return generations().run(target, async () => {
-    if (await isStoredFile(target)) return target;
+    if (await isStoredHereOrShared(target)) return target;
     const startedAt = performance.now();
     await withAssetCancellation(assetId, undefined, async (signal) => {
       const data = await generate(signal).catch((error: unknown) => {
@@ -42,6 +43,7 @@ export const ensureImageFile = async ({
       });
       if (signal.aborted) throw assetDeleted();
       await publishFile(target, data);
+      shareInBackground(target, data);
       getLogger().debug({ assetId, fileName, ms: Math.round(performance.now() - startedAt), bytes: data.length }, 'image generated');
     });
     return target;

@@ -16,6 +16,7 @@ import { buildPlaybackPlan } from '../playback/playback-plan';
 import { assetInclude } from '../assets/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
+import { deleteSharedAsset } from '../storage/shared-storage';
 import { generateId } from '../../utils/ids';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
@@ -23,6 +24,7 @@ import { downloadSource, type SourceDownload } from './download-source';
 import { withIngestCpuSlot } from './ingest-cpu-slots';
 import { withCompleteFileSize } from './inspect-while-downloading';
 import { markAssetErrored } from './mark-asset-errored';
+import { isSourceStored, shareSource } from './source-input';
 
 const TEST_ASSET_MAX_SECONDS = 10;
 const PROBE_TIMEOUT_MS = 60_000;
@@ -56,10 +58,12 @@ export const ingestAsset = async ({
   const asset = await db.asset.findUnique({ where: { id: assetId } });
   if (!asset) return;
   const sourcePath = sourceFilePath(env.dataDir, assetId);
-  if (asset.status === 'ready' && asset.uploadId === null && !(await isStoredFile(sourcePath))) {
+  if (asset.status === 'ready' && asset.uploadId === null && !(await isSourceStored(assetId))) {
     await finishSourceDownload({ assetId, inputsJson: asset.inputsJson, expectedBytes: asset.sourceBytes, sourcePath, signal, log });
     return;
   }
+  // A retry after the source's upload to the bucket failed.
+  if (asset.status === 'ready') await shareSource(assetId);
   if (asset.status !== 'preparing') return;
 
   const startedAt = performance.now();
@@ -79,7 +83,7 @@ export const ingestAsset = async ({
   let finished = false;
   try {
     if (!(await isStoredFile(sourcePath)) && asset.uploadId !== null) {
-      if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath }))) {
+      if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath, signal }))) {
         await markAssetErrored({ assetId, type: 'invalid_input', messages: ['The uploaded file is no longer available'] });
         return;
       }
@@ -199,6 +203,8 @@ export const ingestAsset = async ({
       const result = await download.done;
       log.info({ bytes: result.bytes, totalMs: Math.round(performance.now() - startedAt) }, 'input downloaded after the asset became ready');
     }
+    // After readiness, so uploading to the bucket never delays it; this node reads its own copy.
+    await shareSource(assetId);
   } catch (error) {
     await settleFailure(assetId, signal, error);
   } finally {
@@ -238,6 +244,7 @@ const finishSourceDownload = async ({
       return;
     }
     log.info({ bytes: result.bytes }, 'input download resumed and finished');
+    await shareSource(assetId);
   } catch (error) {
     await settleFailure(assetId, signal, error);
   }
@@ -267,6 +274,7 @@ const settleFailure = async (assetId: string, signal: AbortSignal, error: unknow
 const cleanUpIfDeleted = async (assetId: string): Promise<boolean> => {
   const stillExists = await getDb().asset.findUnique({ where: { id: assetId }, select: { id: true } });
   if (stillExists) return false;
+  await deleteSharedAsset(assetId);
   await removeAssetFiles(getEnv().dataDir, assetId);
   return true;
 };

@@ -4,8 +4,10 @@ import { serializeAsset } from '../../schemas/asset';
 import { assetInclude } from '../assets/asset-record';
 import { forgetAssetPlayback } from '../playback/playback-records';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
-import { sourceFilePath } from '../../storage/asset-files';
+import { objectKeyOf, sourceFilePath } from '../../storage/asset-files';
+import { sharedStore } from '../storage/shared-storage';
 import { rm } from 'node:fs/promises';
+import { getLogger } from '../../log';
 
 export type AssetErrorType = 'download_failed' | 'invalid_input';
 
@@ -39,5 +41,10 @@ export const markAssetErrored = async ({
     await recordWebhookEvent(tx, { type: 'video.asset.errored', object: { type: 'asset', id: assetId }, data: serializeAsset(errored) });
   });
   forgetAssetPlayback(assetId);
-  await rm(sourceFilePath(getEnv().dataDir, assetId), { force: true });
+  const sourcePath = sourceFilePath(getEnv().dataDir, assetId);
+  await rm(sourcePath, { force: true });
+  const key = objectKeyOf(getEnv().dataDir, sourcePath);
+  await sharedStore()
+    ?.delete(key)
+    .catch((error: unknown) => getLogger().warn({ err: error, key }, 'deleting an unusable source from the bucket failed'));
 };

@@ -15,10 +15,11 @@ import {
 } from '../../storage/asset-files';
 import type { ScheduledWork, WorkAttempt } from '../../utils/deadline-scheduler';
 import { sourceInput } from '../ingest/source-input';
+import { isMarkerStored, isStoredHereOrShared, shareFile, sharedStore } from '../storage/shared-storage';
 import { processSingleton } from '../../utils/process-singleton';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
-import { publishFile } from './publish-file';
+import { publishFile } from '../../storage/atomic-file';
 import { encoderScheduler, type EncodeKind } from './runtime';
 
 // The audio rendition is one continuous AAC encode of the whole track, published fragment by
@@ -48,8 +49,10 @@ const runningEncodes = () => processSingleton('audio-encodes', () => new Map<str
 
 
 export const readAudioSegmentCount = async (assetId: string): Promise<number | null> => {
+  const markerPath = renditionCompletePath(getEnv().dataDir, assetId, AUDIO_RENDITION);
+  if (sharedStore() !== null && !(await isMarkerStored(markerPath))) return null;
   try {
-    const marker = JSON.parse(await readFile(renditionCompletePath(getEnv().dataDir, assetId, AUDIO_RENDITION), 'utf8')) as {
+    const marker = JSON.parse(await readFile(markerPath, 'utf8')) as {
       segments: number;
     };
     return marker.segments;
@@ -71,11 +74,23 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
   const env = getEnv();
   let written = Promise.resolve();
   let segments = 0;
+  // With S3: whether each fragment reached the bucket (failures are logged as they happen).
+  const uploads: Array<Promise<boolean>> = [];
+  const sharing = sharedStore() !== null;
   // Nothing more is written once the asset is deleted, so its folder is not recreated.
   const publishInOrder = (target: string, data: Buffer, onDone: () => void) => {
     written = written.then(async () => {
       if (signal.aborted) return;
       await publishFile(target, data);
+      if (sharing) uploads.push(
+        shareFile(target, data).then(
+          () => true,
+          (error: unknown) => {
+            getLogger().warn({ err: error, target }, 'upload to the bucket failed');
+            return false;
+          },
+        ),
+      );
       onDone();
     });
   };
@@ -102,10 +117,12 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
     throw new Error(`ffmpeg audio encode failed (${result.signal ?? result.exitCode}): ${result.stderr.trim().slice(-500)}`);
   }
   splitter.end();
-  await publishFile(
-    renditionCompletePath(env.dataDir, assetId, AUDIO_RENDITION),
-    Buffer.from(JSON.stringify({ segments, segmentSeconds: AUDIO_SEGMENT_SECONDS })),
-  );
+  const markerPath = renditionCompletePath(env.dataDir, assetId, AUDIO_RENDITION);
+  const marker = Buffer.from(JSON.stringify({ segments, segmentSeconds: AUDIO_SEGMENT_SECONDS }));
+  await publishFile(markerPath, marker);
+  // With S3, a node that finds the marker in the bucket must find every segment there too;
+  // without it, other nodes encode the track themselves.
+  if (sharing && (await Promise.all(uploads)).every(Boolean)) await shareFile(markerPath, marker);
 };
 
 // Starts the audio encode unless it is complete or already running (or queued) in this process.
@@ -176,10 +193,10 @@ export const waitForAudioFile = async ({
     index === null
       ? initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION)
       : mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index);
-  if (await isStoredFile(target)) return target;
+  if (await isStoredHereOrShared(target)) return target;
   const askedAt = Date.now();
   const encode = await ensureAudioEncoding({ assetId, plan, deadline: deadline ?? askedAt });
-  if (!encode) return (await isStoredFile(target)) ? target : null;
+  if (!encode) return (await isStoredHereOrShared(target)) ? target : null;
   await new Promise<void>((resolve) => {
     const finish = () => {
       clearTimeout(timer);

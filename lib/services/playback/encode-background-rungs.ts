@@ -4,9 +4,10 @@ import { getEnv } from '../../env';
 import { enqueueJob } from '../../jobs/queue';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import type { Rung } from '../../media/hls/ladder';
-import { mediaSegmentPath, renditionCompletePath, renditionDirectory } from '../../storage/asset-files';
+import { mediaSegmentPath, objectKeyOf, renditionCompletePath, renditionDirectory } from '../../storage/asset-files';
+import { publishFile } from '../../storage/atomic-file';
+import { isMarkerStored, shareFile, sharedStore, whenAssetTransfersSettled } from '../storage/shared-storage';
 import type { PlaybackPlan } from './playback-plan';
-import { publishFile } from './publish-file';
 import { ENCODE_PRIORITY, encodeKey } from './runtime';
 import { ensureVideoSegment } from './video-segments';
 
@@ -21,15 +22,42 @@ const loadPlan = async (assetId: string): Promise<PlaybackPlan | null> => {
   return asset?.planJson ? (JSON.parse(asset.planJson) as PlaybackPlan) : null;
 };
 
-const isComplete = async (assetId: string, rung: string) =>
-  (await stat(renditionCompletePath(getEnv().dataDir, assetId, rung)).catch(() => null)) !== null;
+const isComplete = async (assetId: string, rung: string): Promise<boolean> => {
+  const marker = renditionCompletePath(getEnv().dataDir, assetId, rung);
+  return sharedStore() === null ? (await stat(marker).catch(() => null)) !== null : isMarkerStored(marker);
+};
 
-// One listing per finished segment: a rung of a few thousand segments costs milliseconds each.
+const segmentNames = (names: string[], segmentCount: number): number =>
+  names.filter((name) => /^\d+\.m4s$/.test(name) && Number(name.slice(0, -'.m4s'.length)) < segmentCount).length;
+
+// Where the rung's segments are counted: with S3 the bucket (segment jobs run on every worker, and
+// other nodes list the rung only when each segment is there), else this node's disk. One listing
+// per finished segment: a rung of a few thousand segments costs milliseconds each.
+const storedSegmentCount = async (assetId: string, rung: string, segmentCount: number): Promise<number> => {
+  const { dataDir } = getEnv();
+  const directory = renditionDirectory(dataDir, assetId, rung);
+  const store = sharedStore();
+  if (store === null) return segmentNames(await readdir(directory).catch(() => [] as string[]), segmentCount);
+  // This node's own uploads are behind its encodes: let them land before counting.
+  await whenAssetTransfersSettled(assetId);
+  const keys = await store.listFolder(`${objectKeyOf(dataDir, directory)}/`);
+  return segmentNames(keys.map((key) => key.slice(key.lastIndexOf('/') + 1)), segmentCount);
+};
+
 const markCompleteIfAllStored = async (assetId: string, rung: string, segmentCount: number): Promise<void> => {
-  const names = await readdir(renditionDirectory(getEnv().dataDir, assetId, rung)).catch(() => [] as string[]);
-  const stored = names.filter((name) => /^\d+\.m4s$/.test(name) && Number(name.slice(0, -'.m4s'.length)) < segmentCount).length;
-  if (stored < segmentCount || (await isComplete(assetId, rung))) return;
-  await publishFile(renditionCompletePath(getEnv().dataDir, assetId, rung), Buffer.from(JSON.stringify({ segments: segmentCount })));
+  if ((await storedSegmentCount(assetId, rung, segmentCount)) < segmentCount || (await isComplete(assetId, rung))) return;
+  const marker = renditionCompletePath(getEnv().dataDir, assetId, rung);
+  const data = Buffer.from(JSON.stringify({ segments: segmentCount }));
+  await publishFile(marker, data);
+  await shareFile(marker, data);
+};
+
+const isSegmentStored = async (assetId: string, rung: string, index: number): Promise<boolean> => {
+  const { dataDir } = getEnv();
+  const segment = mediaSegmentPath(dataDir, assetId, rung, index);
+  if ((await stat(segment).catch(() => null)) !== null) return true;
+  const store = sharedStore();
+  return store !== null && (await store.stat(objectKeyOf(dataDir, segment))) !== null;
 };
 
 /** Queues one job per segment not stored yet of the asset's background rungs not complete yet. */
@@ -42,8 +70,7 @@ export const queueBackgroundSegments = async ({ assetId }: { assetId: string }):
     if (await isComplete(assetId, rung.name)) continue;
     const before = missing.length;
     for (let index = 0; index < segmentCount; index++) {
-      const stored = await stat(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index)).catch(() => null);
-      if (!stored) missing.push({ rung, index });
+      if (!(await isSegmentStored(assetId, rung.name, index))) missing.push({ rung, index });
     }
     // Every segment was there already (the marker write was interrupted): nothing to queue.
     if (missing.length === before) await markCompleteIfAllStored(assetId, rung.name, segmentCount);

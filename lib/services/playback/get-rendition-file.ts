@@ -5,12 +5,18 @@ import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import type { Rung } from '../../media/hls/ladder';
 import { shouldSteerToCheaperRung } from './affordable-rungs';
 import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
-import { resolvePlayback, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
+import { mediaSegmentPath } from '../../storage/asset-files';
+import { getEnv } from '../../env';
+import { knownPublicUrl, publicUrlInBucket } from '../storage/bucket-redirects';
+import { resolvePlayback, type Cacheability, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY, encodeDemand, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
 import { recordWatching } from './watched-assets';
 
 const SEGMENT_FILE = /^(\d{1,6})\.m4s$/;
+
+/** A file to send, or (S3_PUBLIC_URL) where to send the player for it instead. */
+export type RenditionFile = PlaybackFile | { redirectUrl: string; cacheability: Cacheability };
 
 // GET /{PLAYBACK_ID}/{rendition}/init.mp4 and /{PLAYBACK_ID}/{rendition}/{n}.m4s: served from
 // storage, or encoded just in time on the first request.
@@ -32,8 +38,15 @@ export const getRenditionFile = async ({
   // The HTTP request's signal, aborted when the player gives up on this request; made only when
   // a segment has to be encoded, since a stored one is answered at once.
   viewer?: () => AbortSignal;
-}): Promise<PlaybackFile> => {
-  const { assetId, plan, cacheability } = await resolvePlayback({ playbackId, access });
+}): Promise<RenditionFile> => {
+  const { assetId, plan, cacheability, signed } = await resolvePlayback({ playbackId, access });
+  // Files of public playback IDs may be fetched from the bucket's public URL once they are in it;
+  // signed ones are always answered here, where their token is checked.
+  const redirectable = !signed && cacheability.scope === 'public';
+  const answer = (path: string): RenditionFile => {
+    const redirectUrl = redirectable ? knownPublicUrl(path) : null;
+    return redirectUrl ? { redirectUrl, cacheability } : { path, cacheability };
+  };
   const isInit = file === 'init.mp4';
   const segmentMatch = SEGMENT_FILE.exec(file);
   if (!isInit && !segmentMatch?.[1]) throw notFound('Segment');
@@ -49,12 +62,12 @@ export const getRenditionFile = async ({
             .deadline;
     const found = await waitForAudioFile({ assetId, plan, index, deadline });
     if (!found) throw notFound('Segment');
-    return { path: found, cacheability };
+    return answer(found);
   }
 
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
-  if (index === null) return { path: await ensureInitSegment({ assetId, plan, rung }), cacheability };
+  if (index === null) return answer(await ensureInitSegment({ assetId, plan, rung }));
   const segment = plan.video.segments[index];
   if (!segment) throw notFound('Segment');
   const now = Date.now();
@@ -76,7 +89,13 @@ export const getRenditionFile = async ({
   if (!rung.isBackground) recordSegmentCacheRequest(stored ? 'hit' : 'miss');
   if (stored) {
     prefetchFollowing({ assetId, plan, rung, index, stream });
-    return { path: stored, cacheability };
+    return answer(stored);
+  }
+  // Not on this node: a player that can be sent to the bucket is sent there without a download.
+  const inBucket = redirectable ? await publicUrlInBucket(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index)) : null;
+  if (inBucket) {
+    prefetchFollowing({ assetId, plan, rung, index, stream });
+    return { redirectUrl: inBucket, cacheability };
   }
   // Only a playing viewer is refused: a starting one was offered affordable rungs by the
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
@@ -97,7 +116,7 @@ export const getRenditionFile = async ({
     });
     // A viewer still waiting for admission gets what it asks for when an encoder is free, no more.
     if (admitted) prefetchFollowing({ assetId, plan, rung, index, stream });
-    return { path: found, cacheability };
+    return answer(found);
   } catch (error) {
     if (error instanceof ApiError) throw error;
     // Nobody is listening for the answer, and the encode was stopped on purpose.

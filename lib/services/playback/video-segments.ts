@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
@@ -10,9 +11,11 @@ import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/a
 import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
 import { processSingleton } from '../../utils/process-singleton';
 import { sourceInput } from '../ingest/source-input';
+import { publicUrlInBucket, redirectsToBucket } from '../storage/bucket-redirects';
+import { fetchFromBucket, isStoredHereOrShared, shareFile, shareInBackground, sharedStore } from '../storage/shared-storage';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
-import { publishFile } from './publish-file';
+import { publishFile } from '../../storage/atomic-file';
 import {
   dropEncode,
   ENCODE_PRIORITY,
@@ -71,7 +74,9 @@ const encodeToMemory = async ({
 // Every encode of a rung yields the same init segment; the first one to finish provides it.
 const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promise<void> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
-  if (!(await isStoredFile(initPath))) await publishFile(initPath, init);
+  if (await isStoredFile(initPath)) return;
+  await publishFile(initPath, init);
+  shareInBackground(initPath, init);
 };
 
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
@@ -104,6 +109,9 @@ const encodeAndStoreVideoSegment = async ({ assetId, plan, rung, index }: Segmen
   await publishInitOnce(assetId, rung, init);
   await publishFile(target, media);
   segmentCache().record(target, media.length);
+  // Nodes waiting for this encode (segment-lock.ts) are told it is done when this returns, and look
+  // for it in the bucket then: the upload must have landed. A failed one only costs them an encode.
+  await shareFile(target, media).catch((error: unknown) => getLogger().warn({ err: error, target }, 'upload to the bucket failed'));
   getLogger().debug(
     { assetId, rung: rung.name, index, ms: Math.round(encodeSeconds * 1000), bytes: media.length, background: attempt.background },
     'segment encoded',
@@ -115,7 +123,7 @@ const encodeVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt)
   const { assetId, rung, index } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   await segmentProduction().run(`segment:${encodeKey(assetId, rung.name, index)}`, {
-    isAvailable: () => isStoredFile(target),
+    isAvailable: () => isStoredHereOrShared(target),
     produce: () => encodeAndStoreVideoSegment(request, attempt, target),
     signal: attempt.signal,
   });
@@ -209,10 +217,20 @@ export const ensureVideoSegment = async (request: EncodeRequest): Promise<string
   const { assetId, rung, index, viewer } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   const key = encodeKey(assetId, rung.name, index);
+  const bucket = sharedStore();
   for (;;) {
     // The rendition cache's index knows the evictable segments on disk without a system call;
     // segments it does not track (background rungs) are looked for on disk.
     if (segmentCache().touch(target) || (await isStoredFile(target))) return target;
+    // Encoded by another node (or by this one before its copy was evicted): copied from the bucket.
+    if (bucket && !inFlightEncodes().has(key) && (await fetchFromBucket(bucket, target))) {
+      const fetched = await stat(target).catch(() => null);
+      if (fetched) {
+        segmentCache().record(target, fetched.size);
+        return target;
+      }
+      continue;
+    }
     const existing = inFlightEncodes().get(key);
     if (existing) join(existing, request);
     const flight = existing ?? startEncode(request, key);
@@ -262,7 +280,7 @@ const encodeInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'
 // already being encoded, gets the init that encode writes.
 export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
-  if (await isStoredFile(initPath)) return initPath;
+  if (await isStoredHereOrShared(initPath)) return initPath;
   const segmentZero = inFlightEncodes().get(encodeKey(assetId, rung.name, 0));
   if (segmentZero?.work.state() === 'running') {
     await segmentZero.work.done.catch(() => undefined);
@@ -289,9 +307,13 @@ export const prefetchFollowing = (request: SegmentRequest & { stream: ViewerStre
     if (segmentCache().has(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next))) continue;
     const deadline = viewerStreams().deadlineFor(stream, segments[next]?.start ?? 0, now);
     const key = encodeKey(assetId, rung.name, next);
+    const prefetchRequest = { assetId, plan, rung, index: next, priority: ENCODE_PRIORITY.prefetch, deadline, stream };
+    // Players fetch segments from the bucket's public URL (S3_PUBLIC_URL) when it has them: those
+    // need neither an encode nor a copy here.
+    const prefetch = redirectsToBucket()
+      ? publicUrlInBucket(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, next)).then((url) => (url ? undefined : ensureVideoSegment(prefetchRequest)))
+      : ensureVideoSegment(prefetchRequest);
     // Cancelled prefetches end here too; a real encode failure shows again when the segment is asked for.
-    ensureVideoSegment({ assetId, plan, rung, index: next, priority: ENCODE_PRIORITY.prefetch, deadline, stream }).catch((error: unknown) =>
-      getLogger().debug({ err: error, key }, 'prefetch did not complete'),
-    );
+    prefetch.catch((error: unknown) => getLogger().debug({ err: error, key }, 'prefetch did not complete'));
   }
 };

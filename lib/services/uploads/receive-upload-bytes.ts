@@ -8,6 +8,7 @@ import { ApiError } from '../../errors/api-error';
 import { receivedRangeHeader, type UploadContentRange } from './upload-range';
 import { uploadDataPath, uploadDirectory } from '../../storage/upload-files';
 import { completeUpload } from './complete-upload';
+import { shareUploadedFile } from './share-uploaded-file';
 import { expireUploadIfDue } from './expire-uploads';
 import { uploadLock } from './upload-lock';
 import { findUploadOrThrow, recordUploadEvent, uploadUrlKey, type StoredUpload } from './upload-record';
@@ -161,6 +162,7 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
       await rm(uploadDirectory(env.dataDir, uploadId), { recursive: true, force: true });
       throw new ApiError('gone', describeEnd(await findUploadOrThrow(db, uploadId)));
     }
+    shareUploadedFile({ uploadId, assetId: outcome.assetId });
     return { complete: true, received };
   });
 };

@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { getDb } from '../../db/client';
+import { getEnv } from '../../env';
+import { getLogger } from '../../log';
+import { assetDirectory, assetObjectPrefix, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
+import { createS3Store } from '../../storage/s3-store';
+import { uploadDirectory } from '../../storage/upload-files';
+import { s3OptionsOf, SWIFT_START_TIMEOUT_MS } from '../../storage/test-support/swift-fixture';
+import { createAsset } from '../assets/create-asset';
+import { deleteAsset } from '../assets/delete-asset';
+import { getAssetRenditions } from '../dashboard/get-asset-renditions';
+import { getThumbnail } from '../images/get-thumbnail';
+import { ingestAsset } from '../ingest/ingest-asset';
+import { getRenditionFile } from '../playback/get-rendition-file';
+import type { PlaybackAccess } from '../playback/resolve-playback';
+import { segmentCache } from '../playback/runtime';
+import { createUpload } from '../uploads/create-upload';
+import { getUpload } from '../uploads/get-upload';
+import { receiveUploadBytes } from '../uploads/receive-upload-bytes';
+import { uploadUrl } from '../uploads/upload-record';
+import { checkSharedStorage } from './check-shared-storage';
+import { copyFromBucket, fetchFromBucket, sharedStore, whenAssetTransfersSettled } from './shared-storage';
+import { startS3Node, type S3Node } from './test-support/s3-node';
+
+// Keyframe with S3 storage (a real Swift + s3api): what one node encoded is served by a node that
+// has none of the asset's files, from the bucket and without encoding it again; deleting the asset
+// empties its prefix. The "other node" is this process after its DATA_DIR copy of the asset is
+// deleted and its indexes forgotten. ffmpeg runs are counted by a wrapper that logs each one.
+
+const BUCKET = 'keyframe-shared-storage-test';
+let node: S3Node | null = null;
+
+// Deep equality of large buffers element by element takes seconds; their digests compare at once.
+const digest = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+const access: PlaybackAccess = { token: null, proof: null, audience: 'v', referrer: null, userAgent: null };
+
+const waitFor = async (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
+
+beforeAll(async () => {
+  node = await startS3Node({ bucket: BUCKET });
+}, SWIFT_START_TIMEOUT_MS);
+
+afterAll(async () => {
+  await node?.stop();
+});
+
+describe('S3 storage across nodes', () => {
+  it('serves what one node encoded from the bucket on a node without it, without encoding again; deleting the asset empties its prefix', async (context: TestContext) => {
+    if (!node) return context.skip('Swift is not available here');
+    const { inputUrl, ffmpegRuns, bucketKeys } = node;
+    const store = sharedStore();
+    if (!store) throw new Error('S3 storage is not configured');
+    expect(await checkSharedStorage()).toEqual({ ok: true, bucket: BUCKET });
+    const created = await createAsset({ body: { inputs: [{ url: inputUrl }], playback_policies: ['public'] } });
+    await ingestAsset({ assetId: created.id, signal: new AbortController().signal, log: getLogger() });
+    const asset = await getDb().asset.findUniqueOrThrow({ where: { id: created.id }, include: { playbackIds: true } });
+    expect(asset.status).toBe('ready');
+    const prefix = assetObjectPrefix(asset.id);
+    expect(await bucketKeys(`${prefix}source`)).toEqual([`${prefix}source`]);
+
+    const playbackId = asset.playbackIds[0]!.id;
+    const plan = JSON.parse(asset.planJson!) as { rungs: Array<{ name: string }> };
+    const rendition = plan.rungs[0]!.name;
+    const play = async (renditionName: string, file: string) => {
+      const found = await getRenditionFile({ playbackId, rendition: renditionName, file, access });
+      if (!('path' in found)) throw new Error(`redirected to ${found.redirectUrl} although S3_PUBLIC_URL is not set`);
+      return readFile(found.path);
+    };
+
+    // Node A: encodes segment 0 (its init segment comes with it), the audio track, a thumbnail.
+    const runsBefore = ffmpegRuns().length;
+    const segment = await play(rendition, '0.m4s');
+    const init = await play(rendition, 'init.mp4');
+    const audio = await play('audio', '1.m4s');
+    const thumbnail = await readFile((await getThumbnail({ playbackId, format: 'jpg', query: { time: '2' }, access })).path);
+    const encodedOnA = ffmpegRuns().slice(runsBefore);
+    expect(encodedOnA).toHaveLength(3);
+    await whenAssetTransfersSettled(asset.id);
+    await waitFor('the audio track in the bucket', async () => (await bucketKeys(`${prefix}hls/audio/complete.json`)).length === 1);
+    expect(await bucketKeys(`${prefix}hls/${rendition}/`)).toEqual([`${prefix}hls/${rendition}/0.m4s`, `${prefix}hls/${rendition}/init.mp4`]);
+
+    // Node B: nothing of the asset on its disk or in its indexes.
+    const localCopy = assetDirectory(getEnv().dataDir, asset.id);
+    await rm(localCopy, { recursive: true, force: true });
+    segmentCache().forgetUnder(localCopy);
+
+    // The asset page counts what any node encoded.
+    const renditions = await getAssetRenditions({ assetId: asset.id });
+    expect(renditions.find((status) => status.name === rendition)?.encodedSegments).toEqual([0]);
+
+    const runsOnB = ffmpegRuns().length;
+    expect(digest(await play(rendition, '0.m4s'))).toBe(digest(segment));
+    expect(digest(await play(rendition, 'init.mp4'))).toBe(digest(init));
+    expect(digest(await play('audio', '1.m4s'))).toBe(digest(audio));
+    expect(digest(await readFile((await getThumbnail({ playbackId, format: 'jpg', query: { time: '2' }, access })).path))).toBe(digest(thumbnail));
+    expect(ffmpegRuns().slice(runsOnB)).toEqual([]);
+
+    // A segment nobody encoded yet: encoded on B from the bucket's source, read through a
+    // presigned URL since B has no copy of it.
+    await play(rendition, '1.m4s');
+    const encodedOnB = ffmpegRuns().slice(runsOnB);
+    expect(encodedOnB).toHaveLength(1);
+    expect(encodedOnB[0]).toContain('X-Amz-Signature=');
+    await whenAssetTransfersSettled(asset.id);
+    expect(await bucketKeys(`${prefix}hls/${rendition}/1.m4s`)).toHaveLength(1);
+
+    await deleteAsset({ assetId: asset.id });
+    expect(await bucketKeys(prefix)).toEqual([]);
+  }, 180_000);
+
+  it('ingests a direct upload on a node other than the one that received its bytes', async (context: TestContext) => {
+    if (!node) return context.skip('Swift is not available here');
+    const bytes = Buffer.from(await (await fetch(node.inputUrl)).arrayBuffer());
+    const upload = await createUpload({ body: { new_asset_settings: { playback_policies: ['public'] } } });
+    const token = new URL(await uploadUrl(upload)).searchParams.get('token');
+    const received = await receiveUploadBytes({ uploadId: upload.id, token, contentRange: undefined, contentLength: bytes.length, body: Readable.from([bytes]) });
+    expect(received).toEqual({ complete: true, received: bytes.length });
+    const assetId = (await getUpload({ uploadId: upload.id })).assetId!;
+
+    // The receiving node uploads the bytes as the asset's source, then drops its copy.
+    await whenAssetTransfersSettled(assetId);
+    expect(await node.bucketKeys(assetObjectPrefix(assetId))).toEqual([`${assetObjectPrefix(assetId)}source`]);
+    expect(existsSync(uploadDirectory(getEnv().dataDir, upload.id))).toBe(false);
+
+    // Another node's ingest finds the bytes in the bucket.
+    await ingestAsset({ assetId, signal: new AbortController().signal, log: getLogger() });
+    expect(await getDb().asset.findUniqueOrThrow({ where: { id: assetId } })).toMatchObject({ status: 'ready', sourceBytes: BigInt(bytes.length) });
+    expect(digest(await readFile(sourceFilePath(getEnv().dataDir, assetId)))).toBe(digest(bytes));
+
+    await deleteAsset({ assetId });
+    expect(await node.bucketKeys(assetObjectPrefix(assetId))).toEqual([]);
+  }, 120_000);
+
+  it('counts a bucket it cannot reach as not having a file (the node then produces it), except where the file is needed', async (context: TestContext) => {
+    if (!node) return context.skip('Swift is not available here');
+    const unreachable = createS3Store({ ...s3OptionsOf(node.swift), endpoint: 'http://127.0.0.1:9' });
+    try {
+      const segment = mediaSegmentPath(getEnv().dataDir, 'unreachable', '540p', 0);
+      expect(await fetchFromBucket(unreachable, segment)).toBe(false);
+      await expect(copyFromBucket(unreachable, segment)).rejects.toThrow();
+      expect(existsSync(segment)).toBe(false);
+    } finally {
+      unreachable.close();
+    }
+  });
+});

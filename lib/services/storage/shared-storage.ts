@@ -1,0 +1,175 @@
+import path from 'node:path';
+import { LRUCache } from 'lru-cache';
+import { getEnv } from '../../env';
+import { getLogger } from '../../log';
+import { assetIdOfObjectKey, assetObjectPrefix, isStoredFile, objectKeyOf } from '../../storage/asset-files';
+import { createObjectStore } from '../../storage/create-object-store';
+import type { ObjectStore, S3ObjectStore } from '../../storage/object-store';
+import { processSingleton } from '../../utils/process-singleton';
+import { SingleFlight } from '../../utils/single-flight';
+
+// Keeps this node's files (DATA_DIR) and the bucket in step when storage is S3. Code keeps working
+// with local paths, as ffmpeg and the playback host need: what a node produces is published on its
+// disk first (served from there at once) and uploaded to the bucket behind it (write-through);
+// what a node lacks is looked for in the bucket and copied to its disk before anything is encoded.
+// With the local-disk driver DATA_DIR is the storage and every helper here is a no-op that answers
+// without awaiting anything.
+
+export const objectStore = (): ObjectStore => processSingleton('object-store', () => createObjectStore(getEnv()));
+
+/** The bucket when storage is S3; null when DATA_DIR is the storage. */
+export const sharedStore = (): S3ObjectStore | null => {
+  const store = objectStore();
+  return store.kind === 's3' ? store : null;
+};
+
+const keyOf = (filePath: string): string => objectKeyOf(getEnv().dataDir, filePath);
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.m4s': 'video/mp4',
+  '.mp4': 'video/mp4',
+  '.json': 'application/json',
+  '.jpg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+};
+const contentTypeOf = (filePath: string): string => CONTENT_TYPES[path.extname(filePath)] ?? 'application/octet-stream';
+
+const fetches = () => processSingleton('shared-storage-fetches', () => new SingleFlight<boolean>());
+
+// Uploads and downloads not finished yet, per asset: deleting an asset waits for them, so no
+// upload lands in the bucket after its objects were removed and no download on disk after its
+// folder was.
+const pendingTransfers = () => processSingleton('shared-storage-transfers', () => new Map<string, Set<Promise<unknown>>>());
+// Assets deleted by this node recently: what their late encodes publish is not uploaded.
+const deletedAssets = () => processSingleton('shared-storage-deleted', () => new LRUCache<string, true>({ max: 100_000, ttl: 60 * 60_000 }));
+
+// Keys this node uploaded or downloaded: known to be in the bucket without asking it.
+const knownInBucket = () => processSingleton('shared-storage-known', () => new LRUCache<string, true>({ max: 200_000 }));
+
+const trackTransfer = <T>(assetId: string, transfer: Promise<T>): Promise<T> => {
+  const pending = pendingTransfers();
+  const forAsset = pending.get(assetId) ?? new Set<Promise<unknown>>();
+  pending.set(assetId, forAsset);
+  const tracked: Promise<T> = transfer.finally(() => {
+    forAsset.delete(tracked);
+    if (forAsset.size === 0 && pending.get(assetId) === forAsset) pending.delete(assetId);
+  });
+  forAsset.add(tracked);
+  return tracked;
+};
+
+/**
+ * Copies a file's object from the bucket to its place in DATA_DIR (atomically: readers see it
+ * whole or not at all). Concurrent calls for one file share one download. False when the bucket
+ * does not have it either. S3 only.
+ */
+export const copyFromBucket = (store: S3ObjectStore, filePath: string): Promise<boolean> =>
+  fetches().run(filePath, () => {
+    const key = keyOf(filePath);
+    const assetId = assetIdOfObjectKey(key);
+    if (assetId !== null && deletedAssets().has(assetId)) return Promise.resolve(false);
+    const fetch = (async () => {
+      if (await isStoredFile(filePath)) return true;
+      const found = await store.getToFile(key, filePath);
+      if (found) knownInBucket().set(key, true);
+      return found;
+    })();
+    return assetId === null ? fetch : trackTransfer(assetId, fetch);
+  });
+
+/**
+ * copyFromBucket for files this node can produce itself (segments, images, markers): a bucket
+ * that cannot be read right now counts as not having the file (logged), so playback goes on by
+ * encoding instead of failing.
+ */
+export const fetchFromBucket = (store: S3ObjectStore, filePath: string): Promise<boolean> =>
+  copyFromBucket(store, filePath).catch((error: unknown) => {
+    getLogger().warn({ err: error, filePath }, 'reading from the bucket failed; producing the file here');
+    return false;
+  });
+
+/** Whether the file is on this node's disk or, with S3, in the bucket (then copied here first). */
+export const isStoredHereOrShared = async (filePath: string): Promise<boolean> => {
+  if (await isStoredFile(filePath)) return true;
+  const store = sharedStore();
+  return store !== null && fetchFromBucket(store, filePath);
+};
+
+// Markers (a rendition is complete) are asked for on every playlist until they exist; a miss in
+// the bucket is believed for this long before the bucket is asked again.
+const MARKER_MISS_TTL_MS = 5_000;
+const markerMisses = () => processSingleton('shared-marker-misses', () => new LRUCache<string, true>({ max: 50_000, ttl: MARKER_MISS_TTL_MS }));
+
+/** isStoredHereOrShared for files asked for repeatedly before they exist (completion markers). */
+export const isMarkerStored = async (filePath: string): Promise<boolean> => {
+  if (await isStoredFile(filePath)) return true;
+  const store = sharedStore();
+  if (store === null || markerMisses().has(filePath)) return false;
+  const found = await fetchFromBucket(store, filePath);
+  if (!found) markerMisses().set(filePath, true);
+  return found;
+};
+
+
+/**
+ * Uploads a file just published in DATA_DIR (its bytes, when the caller still has them, else the
+ * file). Resolves once the bucket has it: from then on every node can serve it. Resolves at once
+ * when DATA_DIR is the storage.
+ */
+export const shareFile = (filePath: string, bytes?: Uint8Array): Promise<void> => shareFileAs(filePath, filePath, bytes);
+
+/** shareFile for a local file whose place in DATA_DIR (and so its key) is `storedPath`, not where it is now. */
+export const shareFileAs = (filePath: string, storedPath: string, bytes?: Uint8Array): Promise<void> => {
+  const store = sharedStore();
+  if (store === null) return Promise.resolve();
+  const key = keyOf(storedPath);
+  const assetId = assetIdOfObjectKey(key);
+  if (assetId !== null && deletedAssets().has(assetId)) return Promise.resolve();
+  const upload = store.put(key, bytes ?? { file: filePath }, { contentType: contentTypeOf(storedPath) }).then(() => {
+    knownInBucket().set(key, true);
+  });
+  return assetId === null ? upload : trackTransfer(assetId, upload);
+};
+
+/**
+ * shareFile without waiting: a failed upload is logged, and only costs another node an encode of
+ * its own. For files any node can produce again (segments, init segments, images).
+ */
+export const shareInBackground = (filePath: string, bytes?: Uint8Array): void => {
+  if (sharedStore() === null) return;
+  shareFile(filePath, bytes).catch((error: unknown) => getLogger().warn({ err: error, filePath }, 'upload to the bucket failed'));
+};
+
+/** Resolves when every transfer of the asset started so far has settled (succeeded or not). */
+export const whenAssetTransfersSettled = async (assetId: string): Promise<void> => {
+  for (;;) {
+    const forAsset = pendingTransfers().get(assetId);
+    if (!forAsset || forAsset.size === 0) return;
+    await Promise.allSettled([...forAsset]);
+  }
+};
+
+/**
+ * Removes an asset's objects from the bucket (no-op with local disk), after its transfers in
+ * flight; none starts afterwards. Called before its folder in DATA_DIR is removed. The asset's
+ * rows are gone by then, so a bucket that refuses is logged (with the prefix left behind) rather
+ * than failing the deletion.
+ */
+export const deleteSharedAsset = async (assetId: string): Promise<void> => {
+  const store = sharedStore();
+  if (store === null) return;
+  deletedAssets().set(assetId, true);
+  await whenAssetTransfersSettled(assetId);
+  const prefix = assetObjectPrefix(assetId);
+  for (const key of [...knownInBucket().keys()]) if (key.startsWith(prefix)) knownInBucket().delete(key);
+  await store.deletePrefix(prefix).catch((error: unknown) => getLogger().error({ err: error, prefix }, 'deleting an asset from the bucket failed'));
+};
+
+/** Whether this node uploaded or downloaded the object: known to be in the bucket without asking it. */
+export const isKnownInBucket = (key: string): boolean => knownInBucket().has(key);
+
+export const markKnownInBucket = (key: string): void => {
+  knownInBucket().set(key, true);
+};
