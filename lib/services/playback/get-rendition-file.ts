@@ -116,7 +116,8 @@ export const getRenditionFile = async ({
     });
     // A viewer still waiting for admission gets what it asks for when an encoder is free, no more.
     if (admitted) prefetchFollowing({ assetId, plan, rung, index, stream });
-    return answer(found);
+    // The viewer waited for this node's encode: the bytes are here, a redirect would only add a trip.
+    return { path: found, cacheability };
   } catch (error) {
     if (error instanceof ApiError) throw error;
     // Nobody is listening for the answer, and the encode was stopped on purpose.
