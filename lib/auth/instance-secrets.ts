@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import type { Db } from '../db/client';
+import { settleInstanceSetting } from '../db/instance-settings';
 import { processSingleton } from '../utils/process-singleton';
 
 // Keys this installation needs but nobody should have to configure: generated on first use and
 // kept in DATA_DIR/secrets.json (mode 0600), so `npm start` works with no environment at all and
-// the server and the CLI agree on them.
+// the server and the CLI agree on them. The database holds the installation's copy: at start each
+// node adopts it (or, first, contributes its own), so upload URLs, playback proofs and dashboard
+// sessions made by one node are accepted by every other.
 
 const secretsSchema = z.object({
   uploadUrlKey: z.string().min(43),
@@ -72,5 +76,25 @@ export const loadInstanceSecrets = (dataDir: string): InstanceSecrets => {
   return withAllSecrets(file, readSecrets(file) ?? createSecrets(file));
 };
 
-export const instanceSecrets = (dataDir: string): InstanceSecrets =>
-  processSingleton(`instance-secrets:${dataDir}`, () => loadInstanceSecrets(dataDir));
+const cachedSecrets = (dataDir: string) => processSingleton(`instance-secrets:${dataDir}`, () => ({ secrets: loadInstanceSecrets(dataDir) }));
+
+export const instanceSecrets = (dataDir: string): InstanceSecrets => cachedSecrets(dataDir).secrets;
+
+const SECRET_NAMES = ['uploadUrlKey', 'sessionSecret', 'playbackProofKey'] as const;
+
+/**
+ * Makes this node's secrets the installation's (stored in the database; the first node to start
+ * contributes its own) and writes them to DATA_DIR/secrets.json for the CLI. Run at start, after
+ * migrations and before anything signs or verifies.
+ */
+export const adoptInstallationSecrets = async (dataDir: string, db?: Db): Promise<{ changed: boolean }> => {
+  const local = instanceSecrets(dataDir);
+  const shared = { ...local };
+  for (const name of SECRET_NAMES) shared[name] = await settleInstanceSetting(`secret.${name}`, local[name], db);
+  const changed = SECRET_NAMES.some((name) => shared[name] !== local[name]);
+  if (changed) {
+    writeAtomically(path.join(dataDir, 'secrets.json'), shared, (temporary) => renameSync(temporary, path.join(dataDir, 'secrets.json')));
+    cachedSecrets(dataDir).secrets = shared;
+  }
+  return { changed };
+};

@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import next from 'next';
 import type { Logger } from 'pino';
-import { instanceSecrets } from '../auth/instance-secrets';
+import { adoptInstallationSecrets, instanceSecrets } from '../auth/instance-secrets';
 import { getDb } from '../db/client';
 import { getEnv, type Env } from '../env';
 import { serveMetrics } from '../http/metrics/serve-metrics';
@@ -82,6 +82,8 @@ const main = async () => {
   instanceSecrets(env.dataDir);
 
   const migrations = await prepareDatabase(env);
+  const secrets = await adoptInstallationSecrets(env.dataDir);
+  if (secrets.changed) log.info('adopted the installation secrets stored in the database');
   serverState().migrationsApplied = true;
   log.info({ applied: migrations.applied, database: env.database.label }, 'database ready');
 
