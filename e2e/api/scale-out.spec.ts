@@ -188,3 +188,29 @@ test('two app nodes asked for one cold segment at once: one ffmpeg encode across
   const [onA, onB] = watches.map((watch) => watch.seen.size);
   expect((onA ?? 0) + (onB ?? 0), `encodes: app-a ${onA}, app-b ${onB}`).toBe(1);
 });
+
+test('an asset or playback ID deleted through one app node 404s on the other at once, and stops being played there', async ({ fixtures, media }) => {
+  const appA = await cluster.start('http', 'app-a');
+  const appB = await cluster.start('http', 'app-b');
+  await cluster.start('worker', 'worker');
+  const api = new Api(appA.baseUrl, await appA.createToken());
+  const created = await api.createAsset({ inputs: [{ url: media.fileUrl(fixtures.file('videoSmall')) }], playback_policies: ['public'] });
+  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 60_000);
+  expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
+  const [first] = asset.playback_ids as Array<{ id: string }>;
+  const added = await api.post(`/video/v1/assets/${asset.id}/playback-ids`, { policy: 'public' });
+  expect(added.status, added.text).toBe(201);
+  const second = added.json.data as { id: string };
+
+  // Both playback IDs are playing on node B, so B holds their records in memory.
+  for (const playbackId of [first!.id, second.id]) {
+    for (let round = 0; round < 2; round++) expect((await httpGet(multivariantUrl(appB, playbackId))).status).toBe(200);
+  }
+
+  expect((await api.delete(`/video/v1/assets/${asset.id}/playback-ids/${second.id}`)).status).toBe(204);
+  expect((await httpGet(multivariantUrl(appB, second.id))).status, 'deleted playback ID on the other node').toBe(404);
+  expect((await httpGet(multivariantUrl(appB, first!.id))).status).toBe(200);
+
+  expect((await api.delete(`/video/v1/assets/${asset.id}`)).status).toBe(204);
+  expect((await httpGet(multivariantUrl(appB, first!.id))).status, 'deleted asset on the other node').toBe(404);
+});

@@ -15,6 +15,7 @@ import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
 import { metricSet } from '../metrics/metric-set';
 import { killAllProcesses } from '../media/run-process';
+import { startNodeEvents } from '../services/cluster/node-events';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
@@ -104,6 +105,7 @@ const main = async () => {
     if (resent > 0) log.info({ resent }, 'resending webhook deliveries interrupted by the previous run');
   }
 
+  const stopNodeEvents = await startNodeEvents();
   const server = servesApp ? await startAppServer(env, log) : await startHealthListener({ port: env.port, host: env.host });
 
   // With Redis every role starts it: app nodes relay the jobs their requests commit.
@@ -136,6 +138,7 @@ const main = async () => {
     // In-flight webhook requests are aborted and go back to pending without counting an attempt.
     await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS)]);
     killAllProcesses();
+    await stopNodeEvents();
     server.closeAllConnections();
     await getDb().$disconnect();
     log.info('stopped');

@@ -6,6 +6,7 @@ import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
 import { uploadDirectory } from '../../storage/upload-files';
 import { rm } from 'node:fs/promises';
 import { forgetAssetPlayback } from '../playback/playback-records';
+import { tellOtherNodes } from '../cluster/node-events';
 import { segmentCache } from '../playback/runtime';
 import { deleteSharedAsset } from '../storage/shared-storage';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
@@ -29,6 +30,7 @@ export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<voi
   });
   forgetAssetPlayback(assetId);
   cancelAssetWork(assetId);
+  await tellOtherNodes({ type: 'asset-deleted', assetId });
   segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, assetId));
   await deleteSharedAsset(assetId);
   await removeAssetFiles(getEnv().dataDir, assetId);

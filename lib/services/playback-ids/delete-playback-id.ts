@@ -3,6 +3,7 @@ import { notFound } from '../../errors/api-error';
 import { serializeAsset } from '../../schemas/asset';
 import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
 import { forgetPlaybackId } from '../playback/playback-records';
+import { tellOtherNodes } from '../cluster/node-events';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 
 // DELETE /video/v1/assets/{id}/playback-ids/{playback_id}; reported as video.asset.updated.
@@ -17,5 +18,6 @@ export const deletePlaybackId = async ({ assetId, playbackId }: { assetId: strin
     return true;
   });
   forgetPlaybackId(playbackId);
+  if (deleted) await tellOtherNodes({ type: 'playback-id-deleted', playbackId });
   if (!deleted) throw notFound('Playback ID');
 };

@@ -1,10 +1,12 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
+import { tellOtherNodes } from '../cluster/node-events';
 import { forgetRestrictionRules } from './find-restriction-rules';
 
 // Tokens that name a deleted restriction are refused from then on (see resolve-playback.ts).
 export const deletePlaybackRestriction = async ({ restrictionId }: { restrictionId: string }): Promise<void> => {
   const deleted = await getDb().playbackRestriction.deleteMany({ where: { id: restrictionId } });
   forgetRestrictionRules(restrictionId);
+  await tellOtherNodes({ type: 'restriction-changed', restrictionId });
   if (deleted.count === 0) throw notFound('Playback Restriction');
 };

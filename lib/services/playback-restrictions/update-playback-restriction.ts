@@ -1,5 +1,6 @@
 import { getDb } from '../../db/client';
 import type { PlaybackRestrictionRecord } from '../../schemas/playback-restriction';
+import { tellOtherNodes } from '../cluster/node-events';
 import { forgetRestrictionRules } from './find-restriction-rules';
 import { getPlaybackRestriction } from './get-playback-restriction';
 import { referrerData, userAgentData, type ReferrerRules, type UserAgentRules } from './restriction-rules';
@@ -20,5 +21,6 @@ export const updatePlaybackRestriction = async ({
     data: { ...referrerData(referrer), ...userAgentData(userAgent) },
   });
   forgetRestrictionRules(restrictionId);
+  await tellOtherNodes({ type: 'restriction-changed', restrictionId });
   return updated;
 };

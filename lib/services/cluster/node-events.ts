@@ -1,0 +1,66 @@
+import { startNodeEventBus, type NodeEvent, type NodeEventBus } from '../../coordination/node-events';
+import { sharedRedis } from '../../coordination/redis-client';
+import { getEnv } from '../../env';
+import { cancelAssetWork } from '../../jobs/signals';
+import { getLogger } from '../../log';
+import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
+import { processSingleton } from '../../utils/process-singleton';
+import { forgetAssetPlayback, forgetPlaybackId } from '../playback/playback-records';
+import { segmentCache } from '../playback/runtime';
+import { forgetRestrictionRules } from '../playback-restrictions/find-restriction-rules';
+import { deleteSharedAsset } from '../storage/shared-storage';
+
+// What one node's change means for the others' in-memory state and local files (see
+// lib/coordination/node-events.ts). The node making the change applies it itself, then tells the
+// rest before answering, so no node serves a deleted asset once the DELETE has returned.
+
+const state = () => processSingleton('node-event-bus', () => ({ bus: null as NodeEventBus | null }));
+
+/** What another node's event changes here. */
+export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
+  switch (event.type) {
+    case 'asset-deleted': {
+      forgetAssetPlayback(event.assetId);
+      cancelAssetWork(event.assetId);
+      segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, event.assetId));
+      // After this node's own uploads of the asset settle, so none lands after the bucket was emptied.
+      await deleteSharedAsset(event.assetId);
+      await removeAssetFiles(getEnv().dataDir, event.assetId);
+      return;
+    }
+    case 'playback-id-deleted':
+      forgetPlaybackId(event.playbackId);
+      return;
+    case 'restriction-changed':
+      forgetRestrictionRules(event.restrictionId);
+      return;
+  }
+};
+
+/** Listens to the other nodes (with Redis; a no-op without). */
+export const startNodeEvents = async (): Promise<() => Promise<void>> => {
+  const config = getEnv().redis;
+  if (!config) return async () => undefined;
+  const log = getLogger().child({ component: 'node-events' });
+  const bus = await startNodeEventBus({
+    config,
+    commands: sharedRedis(),
+    onEvent: (event) => void applyNodeEvent(event).catch((error: unknown) => log.error({ err: error, event }, 'applying another node’s change failed')),
+    onError: (error) => log.warn({ err: error }, 'an unreadable node event was ignored'),
+  });
+  state().bus = bus;
+  return async () => {
+    state().bus = null;
+    await bus.close();
+  };
+};
+
+/**
+ * Tells the other nodes about a change this node has applied. A Redis that does not answer is
+ * logged, not thrown: the change itself is done, and the other nodes' records expire within a minute.
+ */
+export const tellOtherNodes = async (event: NodeEvent): Promise<void> => {
+  const { bus } = state();
+  if (!bus) return;
+  await bus.publish(event).catch((error: unknown) => getLogger().warn({ err: error, event }, 'telling the other nodes failed'));
+};
