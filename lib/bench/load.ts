@@ -4,6 +4,7 @@ import { pollEncodingLoad, type EncodingLoadSummary } from './encoding-load-poll
 import { getOk, keepAliveAgent } from './http';
 import { createAsset, type CreatedAsset } from './keyframe-api';
 import { KeyframeServer, type AccessToken } from './keyframe-server';
+import { startNginx, type NginxFile, type NginxServer } from './nginx';
 import { parseMediaPlaylist, parseMultivariant } from './segments';
 import { runSimulatedViewer, type ViewerReport } from './simulated-viewer';
 import { startStaticServer } from './static-server';
@@ -85,6 +86,8 @@ export type LoadResult = {
   fresh: ViewerPassResult;
   warmup: { ms: number; requests: number; errors: number; rungs: string[] };
   cached: ViewerPassResult;
+  /** The cached pass again with nginx serving the same files; null when nginx was not available. */
+  cachedOnNginx: ViewerPassResult | null;
   burst: CreateBurstResult;
 };
 
@@ -239,10 +242,15 @@ const longestVideoSegmentSeconds = async (multivariantUrl: string): Promise<numb
  * (one per core: the encodes are what takes time). The multivariant playlist is read again at the
  * end, in case it listed fewer rungs while the server was busy.
  */
-const warmLadders = async (baseUrl: string, playbackIds: string[], log: (line: string) => void): Promise<LoadResult['warmup']> => {
+const warmLadders = async (
+  baseUrl: string,
+  playbackIds: string[],
+  log: (line: string) => void,
+): Promise<{ warmup: LoadResult['warmup']; urlPaths: string[] }> => {
   const startedAt = performance.now();
   const agent = keepAliveAgent(4);
   const warmed = new Set<string>();
+  const everything = new Set<string>(playbackIds.map((playbackId) => `/${playbackId}.m3u8`));
   let requests = 0;
   let errors = 0;
   const rungs = new Set<string>();
@@ -261,6 +269,7 @@ const warmLadders = async (baseUrl: string, playbackIds: string[], log: (line: s
           const parsed = parseMediaPlaylist((await getOk(playlistUrl, agent)).body.toString('utf8'), playlistUrl);
           urls.push(...(parsed.initUrl ? [parsed.initUrl] : []), ...parsed.segmentUrls);
         }
+        for (const url of [...playlists]) everything.add(new URL(url).pathname);
       }
       if (urls.length === 0) break;
       log(`load: warming ${urls.length} files of ${playbackIds.length} assets (pass ${pass})…`);
@@ -270,6 +279,7 @@ const warmLadders = async (baseUrl: string, playbackIds: string[], log: (line: s
           while (next < urls.length) {
             const url = urls[next++] ?? '';
             requests++;
+            everything.add(new URL(url).pathname);
             try {
               await getOk(url, agent, false);
             } catch {
@@ -282,7 +292,28 @@ const warmLadders = async (baseUrl: string, playbackIds: string[], log: (line: s
   } finally {
     agent.destroy();
   }
-  return { ms: round(performance.now() - startedAt, 0), requests, errors, rungs: [...rungs].sort() };
+  return { warmup: { ms: round(performance.now() - startedAt, 0), requests, errors, rungs: [...rungs].sort() }, urlPaths: [...everything] };
+};
+
+// The cached pass's peer: the same viewers against nginx serving the very bytes Keyframe served
+// (playlists as rendered, segments as stored), at the same paths with the same headers, so the
+// fetch times say what the machine and the client allow, not only what Keyframe does.
+const startNginxPeer = async (nginx: string, workDir: string, baseUrl: string, urlPaths: string[]): Promise<NginxServer> => {
+  const agent = keepAliveAgent(4);
+  const files: NginxFile[] = [];
+  try {
+    for (const urlPath of urlPaths) {
+      const response = await getOk(`${baseUrl}${urlPath}`, agent);
+      const header = (name: string) => {
+        const value = response.headers[name];
+        return Array.isArray(value) ? value.join(', ') : (value ?? null);
+      };
+      files.push({ urlPath, body: response.body, contentType: header('content-type') ?? 'application/octet-stream', cacheControl: header('cache-control') });
+    }
+  } finally {
+    agent.destroy();
+  }
+  return startNginx({ nginx, workDir, files });
 };
 
 const runViewers = (
@@ -301,12 +332,17 @@ export const measureLoadOnFreshServer = async ({
   env,
   input,
   options = DEFAULT_LOAD_OPTIONS,
+  nginx,
+  workDir,
   log,
 }: {
   repoRoot: string;
   env: Record<string, string>;
   input: { label: string; path: string };
   options?: LoadOptions;
+  /** nginx's binary, for the cached pass's peer; null: no peer. */
+  nginx: string | null;
+  workDir: string;
   log: (line: string) => void;
 }): Promise<{ result: LoadResult; serverLogTail: string[] }> => {
   log('load: starting a fresh Keyframe server (default settings)…');
@@ -337,7 +373,7 @@ export const measureLoadOnFreshServer = async ({
     );
 
     // 2. cached: the same assets once every rung is on disk.
-    const warmup = await warmLadders(server.baseUrl, playbackIds, log);
+    const { warmup, urlPaths } = await warmLadders(server.baseUrl, playbackIds, log);
     log(`load: ladders cached in ${warmup.ms} ms (${warmup.requests} requests, ${warmup.errors} errors, rungs ${warmup.rungs.join(' ')})`);
     await sleep(2_000);
     const cachedLoad = pollEncodingLoad({ baseUrl: server.baseUrl, token });
@@ -350,6 +386,25 @@ export const measureLoadOnFreshServer = async ({
         `audio ${cached.audioFetchMs.p50}/${cached.audioFetchMs.p90}/${cached.audioFetchMs.p99} ms; ${cached.httpErrors} HTTP errors; rungs ${JSON.stringify(cached.rungsPlayed)}`,
     );
 
+    // 2b. the same viewers on nginx serving the same bytes.
+    let cachedOnNginx: ViewerPassResult | null = null;
+    if (nginx) {
+      log(`load: the cached pass again on nginx (${urlPaths.length} files)…`);
+      const peer = await startNginxPeer(nginx, workDir, server.baseUrl, urlPaths);
+      try {
+        const peerReports = await Promise.all(
+          playbackIds.flatMap((playbackId, asset) => runViewers(peer.baseUrl, playbackId, asset, options.viewersPerAsset, options.wallSeconds)),
+        );
+        cachedOnNginx = summarisePass(peerReports, options.wallSeconds, segmentSeconds, { available: false, reason: 'nginx has no encoder' });
+      } finally {
+        await peer.stop();
+      }
+      log(
+        `load cached on nginx: ${cachedOnNginx.stalls} stall(s); video fetch p50/p90/p99 ${cachedOnNginx.videoFetchMs.p50}/${cachedOnNginx.videoFetchMs.p90}/${cachedOnNginx.videoFetchMs.p99} ms, ` +
+          `audio ${cachedOnNginx.audioFetchMs.p50}/${cachedOnNginx.audioFetchMs.p90}/${cachedOnNginx.audioFetchMs.p99} ms; ${cachedOnNginx.httpErrors} HTTP errors; rungs ${JSON.stringify(cachedOnNginx.rungsPlayed)}`,
+      );
+    }
+
     // 3. a burst of creates on the now idle server.
     await sleep(2_000);
     log(`load: ${options.burstCreates} creates at once…`);
@@ -359,7 +414,7 @@ export const measureLoadOnFreshServer = async ({
         `(server ${burst.serverFirstCreateToLastReadyMs} ms); per asset p50/p90 ${burst.perAssetReadyMs.p50}/${burst.perAssetReadyMs.p90} ms`,
     );
     return {
-      result: { input: input.label, options, creates, fresh, warmup, cached, burst },
+      result: { input: input.label, options, creates, fresh, warmup, cached, cachedOnNginx, burst },
       serverLogTail: server.logs().split('\n').filter(Boolean).slice(-20),
     };
   } catch (error) {

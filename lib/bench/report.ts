@@ -474,8 +474,18 @@ const renderLoad = (value: LoadResult): string[] => {
       `**Burst:** ${options.burstCreates} creates at once on the then idle server.`,
     table(
       ['Pass', 'Stalls after start', 'Startup p50 / p90', 'Video fetch p50 / p90 / p99', 'Video fetch after start p50 / p90 / p99', 'Audio fetch p50 / p90 / p99', 'HTTP errors', 'Video segments per rung', 'Reached the end'],
-      [pass('fresh', value.fresh), pass('cached', value.cached)],
+      [
+        pass('fresh', value.fresh),
+        pass('cached', value.cached),
+        ...(value.cachedOnNginx ? [pass('cached, nginx serving the same files (peer)', value.cachedOnNginx)] : []),
+      ],
     ),
+    ...(value.cachedOnNginx
+      ? [
+          'The peer row runs the same viewers against nginx (`worker_processes auto`, sendfile) serving the bytes Keyframe had served ' +
+            '(playlists as rendered, segments as stored) at the same paths, right after the cached pass: what this machine and this client allow.',
+        ]
+      : ['_No nginx peer for the cached pass (nginx not available)._']),
     `Encoding load (GET /api/encoding-load) — fresh: ${encodingLoadCell(value.fresh)}. Cached: ${encodingLoadCell(value.cached)}.`,
     ...(value.fresh.errorSamples.length + value.cached.errorSamples.length > 0
       ? [`HTTP errors, e.g.: ${[...value.fresh.errorSamples, ...value.cached.errorSamples].join('; ')}`]

@@ -400,11 +400,15 @@ const main = async (): Promise<number> => {
   if (doLoad && loadInput) {
     load.push(await loadBefore('before load'));
     underLoad = await phase('load', async () => {
+      const nginx = tools?.nginx ?? (await ensureSystemTool({ binary: 'nginx', versionArgs: ['-v'], aptPackages: ['nginx-light', 'nginx'], log }));
+      if (!nginx.available) log(`load: ${nginx.reason}; the cached pass runs without its nginx peer`);
       const { result, serverLogTail: loadServerLogTail } = await measureLoadOnFreshServer({
         repoRoot: REPO_ROOT,
         env: values['ingest-timings'] ? { LOG_LEVEL: 'info' } : {},
         input: { label: loadInput.label, path: loadInput.path },
         options: loadOptions,
+        nginx: nginx.available ? nginx.path : null,
+        workDir: WORK_DIR,
         log,
       });
       serverLogTail = [...serverLogTail, ...loadServerLogTail.map((line) => `[load server] ${line}`)];
@@ -681,6 +685,10 @@ const main = async (): Promise<number> => {
         value: value?.cached.videoFetchMs.p99 ?? null,
         limit: LOAD_LIMITS.cachedFetchP99Ms,
         unit: 'ms',
+        note: value?.cachedOnNginx
+          ? `nginx serving the same files to the same viewers: p50/p90/p99 ${formatMs(value.cachedOnNginx.videoFetchMs.p50)}/${formatMs(value.cachedOnNginx.videoFetchMs.p90)}/${formatMs(value.cachedOnNginx.videoFetchMs.p99)}` +
+            ` (Keyframe ÷ nginx p99 ${formatRatio(ratio(value.cached.videoFetchMs.p99, value.cachedOnNginx.videoFetchMs.p99))})`
+          : undefined,
       }),
       target({
         id: 'load_cached_audio_fetch_p99',
