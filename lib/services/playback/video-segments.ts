@@ -82,7 +82,10 @@ const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promi
 // Encodes one (rung, segment) from the source: input seek to the segment's window, forced
 // keyframe at its start, then the fragments' decode times are moved to the segment's place on
 // the plan's timeline, so consecutive segments continue each other with no discontinuity.
-const encodeAndStoreVideoSegment = async ({ assetId, plan, rung, index }: SegmentRequest, attempt: WorkAttempt, target: string): Promise<void> => {
+const encodeVideoSegmentBytes = async (
+  { assetId, plan, rung, index }: SegmentRequest,
+  attempt: WorkAttempt,
+): Promise<{ init: Buffer; media: Buffer; encodeSeconds: number }> => {
   const videoPlan = plan.video;
   const segment = videoPlan?.segments[index];
   if (!videoPlan || !segment) throw new RangeError(`segment ${index} is not in the plan`);
@@ -105,7 +108,12 @@ const encodeAndStoreVideoSegment = async ({ assetId, plan, rung, index }: Segmen
   if (fragments.length === 0) throw new Error(`ffmpeg produced no frames for ${rung.name} segment ${index}`);
   const offset = BigInt(Math.round(segment.start * VIDEO_TIMESCALE));
   const media = Buffer.concat(fragments.map((fragment) => shiftDecodeTime(fragment, offset)));
+  return { init, media, encodeSeconds };
+};
 
+const encodeAndStoreVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt, target: string): Promise<void> => {
+  const { assetId, rung, index } = request;
+  const { init, media, encodeSeconds } = await encodeVideoSegmentBytes(request, attempt);
   await publishInitOnce(assetId, rung, init);
   await publishFile(target, media);
   segmentCache().record(target, media.length);
@@ -317,3 +325,20 @@ export const prefetchFollowing = (request: SegmentRequest & { stream: ViewerStre
     prefetch.catch((error: unknown) => getLogger().debug({ err: error, key }, 'prefetch did not complete'));
   }
 };
+
+/**
+ * Encodes a segment only to measure what its rung costs on this machine (see
+ * measure-encode-cost.ts), keeping nothing: storing it would be encoding before anyone asked.
+ * Speculative work at normal priority, so a viewer's encode comes first.
+ */
+export const measureVideoSegmentCost = (request: SegmentRequest): Promise<void> =>
+  encoderScheduler().submit({
+    kind: 'prefetch',
+    workClass: 'speculative',
+    deadline: Date.now(),
+    label: `measure:${encodeKey(request.assetId, request.rung.name, request.index)}`,
+    costMs: expectedCostMs(request.rung, request.plan.video?.segments[request.index]?.duration ?? 0),
+    run: async (attempt) => {
+      await encodeVideoSegmentBytes(request, attempt);
+    },
+  }).done;
