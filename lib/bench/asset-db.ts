@@ -140,7 +140,7 @@ export class PostgresAssetDb implements AssetDb {
 }
 
 /** The asset database of a server started with `env`: PostgreSQL when its DATABASE_URL says so, else DATA_DIR's SQLite file. */
-export const openAssetDb = async (server: { dataDir: string; env: NodeJS.ProcessEnv }): Promise<AssetDb> => {
+export const openAssetDb = async (server: { dataDir: string; env: Record<string, string | undefined> }): Promise<AssetDb> => {
   const url = server.env.DATABASE_URL;
   return url && /^postgres(ql)?:\/\//.test(url) ? PostgresAssetDb.connect(url) : new SqliteAssetDb(server.dataDir);
 };
