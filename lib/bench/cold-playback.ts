@@ -1,5 +1,5 @@
 import { chromium, type Browser } from '@playwright/test';
-import { AssetDb } from './asset-db';
+import { SqliteAssetDb } from './asset-db';
 import { createReadyAsset } from './keyframe-api';
 import { KeyframeServer } from './keyframe-server';
 import { CHROMIUM_LAUNCH, startPlayerPageServer, type PlayerReport } from './player-page';
@@ -119,7 +119,7 @@ export const measureColdPlaybackOnFreshServer = async ({
   const files = await startStaticServer(Object.fromEntries(playbackInputs.map((input, index) => [`input-${index}.mp4`, input.path])));
   const pages = await startPlayerPageServer(repoRoot);
   const browser = await chromium.launch(CHROMIUM_LAUNCH);
-  const db = new AssetDb(server.dataDir);
+  const db = new SqliteAssetDb(server.dataDir);
   try {
     const token = await server.createToken();
     const results: ColdPlaybackRun[] = [];
@@ -158,7 +158,7 @@ export const measureColdPlaybackOnFreshServer = async ({
       serverLogTail: server.logs().split('\n').filter(Boolean).slice(-20),
     };
   } finally {
-    db.close();
+    await db.close();
     await browser.close();
     await pages.close();
     await files.close();

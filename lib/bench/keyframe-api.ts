@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AssetDb, AssetRow } from './asset-db';
 import { basicAuth, HttpStatusError, request } from './http';
-import type { AccessToken } from './keyframe-server';
+import type { AccessToken, ServerNode } from './keyframe-server';
 import { ffmpegDescendants } from './processes';
 import { sleep } from './stats';
 
@@ -56,26 +56,27 @@ export type SettleResult = { waitedMs: number; audioComplete: boolean; sawEncode
  * Work the server starts once an asset is ready (it encodes the audio rendition right away) would
  * compete for the CPU with the next measurement. Waits until the audio rendition's completion
  * marker exists and the server has had no ffmpeg child for a moment; a server without post-ready
- * work is recognised by neither appearing within two seconds.
+ * work is recognised by neither appearing within two seconds. With several nodes, the work may run
+ * on any of them.
  */
 export const settleAfterReady = async (
-  server: { pid: number | undefined; dataDir: string },
+  server: { nodes: readonly ServerNode[] },
   assetId: string,
   timeoutMs = 180_000,
 ): Promise<SettleResult> => {
-  const marker = path.join(server.dataDir, 'assets', assetId, 'hls', 'audio', 'complete.json');
+  const markers = server.nodes.map((node) => path.join(node.dataDir, 'assets', assetId, 'hls', 'audio', 'complete.json'));
   const startedAt = performance.now();
   let sawEncodes = false;
   let idleSince = performance.now();
   for (;;) {
     const now = performance.now();
-    const busy = server.pid !== undefined && ffmpegDescendants(server.pid).length > 0;
+    const busy = server.nodes.some((node) => node.pid !== undefined && ffmpegDescendants(node.pid).length > 0);
     if (busy) {
       sawEncodes = true;
       idleSince = now;
     }
     const idleMs = now - idleSince;
-    const audioComplete = existsSync(marker);
+    const audioComplete = markers.some((marker) => existsSync(marker));
     const done =
       (audioComplete && idleMs >= 300) || (!sawEncodes && !audioComplete && now - startedAt >= 2_000) || (sawEncodes && idleMs >= 1_500);
     if (done || now - startedAt > timeoutMs) {

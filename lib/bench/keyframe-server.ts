@@ -16,12 +16,29 @@ const KEYFRAME_VARIABLES = [
   'NODE_ENV', 'PORT', 'HOST', 'BASE_URL', 'STREAM_URL', 'DATA_DIR', 'DATABASE_URL', 'FFMPEG_PATH', 'FFPROBE_PATH',
   'ALLOW_PRIVATE_INPUT_URLS', 'MAX_INPUT_BYTES', 'MAX_INPUT_DURATION_SECONDS', 'INPUT_DOWNLOAD_TIMEOUT_SECONDS',
   'INGEST_CONCURRENCY', 'INGEST_CPU_CONCURRENCY', 'JIT_ENCODE_CONCURRENCY', 'RENDITION_CACHE_MAX_BYTES', 'PREFETCH_SEGMENTS',
-  'ASSET_GET_RATE_PER_SECOND', 'ASSET_GET_RATE_BURST', 'LOG_LEVEL',
+  'ASSET_GET_RATE_PER_SECOND', 'ASSET_GET_RATE_BURST', 'LOG_LEVEL', 'FILL_IDLE_ENCODERS', 'METRICS_TOKEN',
+  'WEBHOOK_RETRY_BASE_SECONDS', 'WEBHOOK_TIMEOUT_SECONDS', 'KEYFRAME_ROLE', 'REDIS_URL', 'REDIS_KEY_PREFIX',
+  'S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL',
 ];
 
 const MAX_LOG_LINES = 500;
 
 export type AccessToken = { id: string; secret: string };
+
+/** One server process: where its ffmpeg children hang and where it keeps its files. */
+export type ServerNode = { pid: number | undefined; dataDir: string };
+
+/**
+ * What the time-to-ready and segment measurements need of what they measure: one server, or an
+ * app node and a worker node. `baseUrl` and `dataDir` are the node that answers the API and
+ * playback; `nodes` every process that may run work after an asset is ready.
+ */
+export type Deployment = {
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  readonly nodes: readonly ServerNode[];
+  findLogRecords(match: Record<string, string>): Array<Record<string, unknown>>;
+};
 
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -45,7 +62,7 @@ export const ensureProductionBuild = async (repoRoot: string, log: (line: string
   return { built: true };
 };
 
-export class KeyframeServer {
+export class KeyframeServer implements Deployment {
   readonly baseUrl: string;
   readonly dataDir: string;
   readonly env: NodeJS.ProcessEnv;
@@ -134,6 +151,10 @@ export class KeyframeServer {
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  get nodes(): readonly ServerNode[] {
+    return [this];
   }
 
   logs(): string {

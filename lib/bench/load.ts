@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { AssetDb, type AssetRow } from './asset-db';
+import { SqliteAssetDb, type AssetDb, type AssetRow } from './asset-db';
 import { pollEncodingLoad, type EncodingLoadSummary } from './encoding-load-poller';
 import { getOk, keepAliveAgent } from './http';
 import { createAsset, type CreatedAsset } from './keyframe-api';
@@ -111,14 +111,14 @@ const waitForSettled = async (db: AssetDb, assetIds: string[]): Promise<Settled[
   while (settled.size < assetIds.length && performance.now() < deadline) {
     for (const assetId of assetIds) {
       if (settled.has(assetId)) continue;
-      const row = db.row(assetId);
+      const row = await db.row(assetId);
       if (row?.status === 'ready' || row?.status === 'errored') {
         settled.set(assetId, { assetId, row, seenAt: performance.now() });
       }
     }
     if (settled.size < assetIds.length) await sleep(DB_POLL_MS);
   }
-  return assetIds.map((assetId) => settled.get(assetId) ?? { assetId, row: db.row(assetId), seenAt: performance.now() });
+  return Promise.all(assetIds.map(async (assetId) => settled.get(assetId) ?? { assetId, row: await db.row(assetId), seenAt: performance.now() }));
 };
 
 const summariseCreates = (startedAt: number, created: Array<CreatedAsset | Error>, createdAt: number | null, settled: Settled[]): CreateBurstResult => {
@@ -348,7 +348,7 @@ export const measureLoadOnFreshServer = async ({
   log('load: starting a fresh Keyframe server (default settings)…');
   const server = await KeyframeServer.start({ repoRoot, env });
   const files = await startStaticServer({ 'load-input.mp4': input.path });
-  const db = new AssetDb(server.dataDir);
+  const db = new SqliteAssetDb(server.dataDir);
   try {
     const token = await server.createToken();
     const inputUrl = files.url('load-input.mp4');
@@ -421,7 +421,7 @@ export const measureLoadOnFreshServer = async ({
     log(`load failed: ${errorMessage(error)}`);
     throw error;
   } finally {
-    db.close();
+    await db.close();
     await files.close();
     await server.stop();
   }

@@ -5,6 +5,8 @@ import type { IdleMemory } from './idle-memory';
 import type { LoadOptions, LoadResult, Spread, ViewerPassResult } from './load';
 import type { BenchInput } from './inputs';
 import type { LoadSnapshot, MachineInfo, PhaseCpu } from './machine';
+import type { ScaledResult } from './scaled';
+import { renderScaled } from './scaled-report';
 import type { SegmentsResult } from './segments';
 import { formatLatency, formatMs, formatRatio, round } from './stats';
 import type { ReadyRatio, TimeToReadyResult } from './time-to-ready';
@@ -28,7 +30,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'cold-playback' | 'delivery' | 'load';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -46,6 +48,7 @@ export type BenchResults = {
     coldPlayback: { runs: number; seconds: number; inputs: string[] };
     underLoad: LoadOptions & { input: string };
     dbPollMs: number;
+    scaled: { requested: boolean; topologies: string[] };
   };
   inputs: BenchInput[];
   /** The main server's resident memory a few seconds after start, before any work. */
@@ -61,6 +64,8 @@ export type BenchResults = {
   coldPlayback: PhaseOutcome<ColdPlaybackResult>;
   /** Simulated viewers on fresh and on cached assets, and a burst of creates, on a server of its own. */
   underLoad: PhaseOutcome<LoadResult>;
+  /** `--scaled`: time-to-ready and segments again on PostgreSQL + Redis + S3, next to the embedded default's. */
+  scaled: PhaseOutcome<ScaledResult>;
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null; dbPoll: number | null }>;
     timeToReadyRatios: ReadyRatio[];
@@ -406,6 +411,13 @@ export const renderMarkdown = (results: BenchResults): string => {
   const loadNote = outcomeNote(underLoad);
   if (loadNote) parts.push(loadNote);
   if (underLoad.status === 'ok') parts.push(...renderLoad(underLoad.value));
+
+  if (results.config.scaled.requested) {
+    parts.push('## Scaled out: PostgreSQL + Redis + S3 next to the embedded default');
+    const scaledNote = outcomeNote(results.scaled);
+    if (scaledNote) parts.push(scaledNote);
+    if (results.scaled.status === 'ok') parts.push(...renderScaled(results.scaled.value));
+  }
 
   parts.push('## Machine load from other work');
   const percent = (value: number | null) => (value === null ? 'n/a' : `${value} %`);

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { AssetDb } from './asset-db';
+import { openAssetDb, type AssetDb } from './asset-db';
 import { runBaseline } from './baseline';
 import { measureColdPlaybackOnFreshServer } from './cold-playback';
 import { DELIVERY_KINDS, measureDelivery, type DeliveryOptions } from './delivery';
@@ -14,6 +14,8 @@ import { ensureProductionBuild, KeyframeServer } from './keyframe-server';
 import { machineInfo, phaseMeter, sampleLoad, waitForQuiet, type LoadSnapshot, type PhaseCpu } from './machine';
 import { installExitHandlers, killEverythingSync, runCommand } from './processes';
 import { renderMarkdown, type BenchResults, type PhaseOutcome, type Target } from './report';
+import { measureScaled } from './scaled';
+import { TOPOLOGIES, type Topology } from './scaled-deployment';
 import { measureSegments } from './segments';
 import { startStaticServer, type StaticServer } from './static-server';
 import { errorMessage, formatMs, formatRatio, ratio, round } from './stats';
@@ -26,7 +28,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 // playback) or `--only <part>` (one part alone; see USAGE).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const ONLY = ['time-to-ready', 'delivery', 'cold-playback', 'upload-throughput', 'load'] as const;
+const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load'] as const;
 type OnlyPart = (typeof ONLY)[number];
 
 const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -34,6 +36,8 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
   --quick        30 s inputs only; no 300 s inputs, cold playback or ffmpeg baseline (for iteration)
   --only time-to-ready
                  time-to-ready of every input (clean and camera-like, 30 s and 300 s, moov first and last)
+  --only segments
+                 cold and warm time to last byte of segment 0 of every rung, on fresh clean 30 s assets
   --only delivery
                  cached delivery side by side with nginx (and plain node): a segment, a media playlist
                  and the multivariant playlist under the same wrk load (about 3 min)
@@ -63,6 +67,15 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
                  the load phase's scale (default 10 assets, 5 viewers each, 60 s, 100 creates)
   --wait-idle M  before each phase, wait up to M minutes until other work leaves the CPU quiet
                  (3 consecutive 1 s samples under 20 % busy); default 0 (just record the load)
+  --scaled       also run time-to-ready and the cold/warm segments (whichever this run measures) on
+                 Keyframe configured for scaling out: PostgreSQL (127.0.0.1:5432, a database of its
+                 own), Redis (127.0.0.1:6379, a key prefix of its own) and S3 (an OpenStack Swift the
+                 benchmark starts), after the embedded default; reports the medians side by side with
+                 scaled ÷ embedded. Skipped, saying why, when PostgreSQL or Redis does not answer or
+                 Swift cannot start. E.g. npm run bench -- --only time-to-ready --quick --scaled
+  --scaled-topologies LIST
+                 comma-separated: all (one process, KEYFRAME_ROLE=all) and/or http+worker (an app
+                 node and a worker node); default all,http+worker
   --out DIR      write results.json and results.md there instead of bench/
   --ingest-timings
                  run the server with LOG_LEVEL=info (instead of warn) and record its per-step
@@ -179,6 +192,8 @@ const main = async (): Promise<number> => {
       'load-seconds': { type: 'string' },
       'load-creates': { type: 'string' },
       out: { type: 'string' },
+      scaled: { type: 'boolean', default: false },
+      'scaled-topologies': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -213,6 +228,10 @@ const main = async (): Promise<number> => {
     wallSeconds: positiveInt(values['load-seconds'], DEFAULT_LOAD_OPTIONS.wallSeconds, 'load-seconds'),
     burstCreates: positiveInt(values['load-creates'], DEFAULT_LOAD_OPTIONS.burstCreates, 'load-creates'),
   };
+  const scaledRequested = values.scaled ?? false;
+  const topologies = (values['scaled-topologies'] ?? 'all,http+worker').split(',').map((name) => name.trim());
+  const unknownTopology = topologies.find((name) => !(TOPOLOGIES as readonly string[]).includes(name));
+  if (unknownTopology !== undefined || topologies.length === 0) throw new Error(`--scaled-topologies takes ${TOPOLOGIES.join(', ')} (got "${values['scaled-topologies']}")`);
   const waitIdleMinutes = values['wait-idle'] === undefined ? 0 : Number(values['wait-idle']);
   if (!Number.isFinite(waitIdleMinutes) || waitIdleMinutes < 0) throw new Error('--wait-idle takes a number of minutes');
   const loadBefore = (label: string) =>
@@ -226,12 +245,13 @@ const main = async (): Promise<number> => {
 
   // Which parts run. --quick: the 30 s inputs' time-to-ready, segments, delivery and uploads.
   const doReady = runsPart('time-to-ready');
-  const doSegments = only === undefined;
+  const doSegments = only === undefined || only === 'segments';
   const doDelivery = runsPart('delivery');
   const doUploads = runsPart('upload-throughput');
   const doPlayback = only === 'cold-playback' || (only === undefined && !quick);
   const doLoad = only === 'load' || (only === undefined && !quick);
   const mainServer = doReady || doSegments || doDelivery;
+  const doScaled = scaledRequested && (doReady || doSegments);
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
   const neededSpecs = [
     ...readySpecs,
@@ -285,6 +305,11 @@ const main = async (): Promise<number> => {
     : { status: 'skipped', reason: 'not reached' };
   let uploadThroughput: BenchResults['uploadThroughput'] = doUploads ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
   let coldPlayback: BenchResults['coldPlayback'] = doPlayback ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
+  let scaled: BenchResults['scaled'] = !scaledRequested
+    ? { status: 'skipped', reason: 'not requested (--scaled)' }
+    : doScaled
+      ? { status: 'skipped', reason: 'not reached' }
+      : { status: 'skipped', reason: '--scaled measures time-to-ready and segments, and this run measures neither' };
   let underLoad: BenchResults['underLoad'] = doLoad ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 10 minutes');
 
   // The main server's phases: idle memory, time-to-ready, segments, delivery.
@@ -304,7 +329,7 @@ const main = async (): Promise<number> => {
       });
       const token = await server.createToken();
       await server.createWebhookEndpoint(webhooks.url);
-      db = new AssetDb(server.dataDir);
+      db = await openAssetDb(server);
       const activeDb = db;
       const activeWebhooks = webhooks;
 
@@ -351,13 +376,35 @@ const main = async (): Promise<number> => {
       if (doDelivery && delivery.status === 'skipped') delivery = failure;
     } finally {
       agent.destroy();
-      db?.close();
+      await db?.close();
       if (server) {
         serverLogTail = server.logs().split('\n').filter(Boolean).slice(-40);
         await server.stop();
       }
       await webhooks?.close();
       await staticServer?.close();
+    }
+  }
+
+  // The same time-to-ready and segment measurements on PostgreSQL + Redis + S3, after the main server stopped.
+  if (doScaled) {
+    load.push(await loadBefore('before scaled'));
+    const readyInputs = readySpecs.map(inputOf).filter((input): input is BenchInput => input !== undefined);
+    const measured = await phase('scaled', () =>
+      measureScaled({
+        repoRoot: REPO_ROOT,
+        serverEnv,
+        measure: { readyInputs, segmentInput: doSegments ? (shortInput ?? null) : null, runs, samples },
+        topologies: topologies as Topology[],
+        embedded: { timeToReady, segments },
+        log,
+      }),
+    );
+    scaled = measured.status === 'ok' ? measured.value : measured;
+    if (scaled.status === 'ok') {
+      for (const configuration of scaled.value.configurations) {
+        serverLogTail = [...serverLogTail, ...configuration.serverLogTail.map((line) => `[scaled ${configuration.topology}] ${line}`)];
+      }
     }
   }
 
@@ -825,6 +872,7 @@ const main = async (): Promise<number> => {
       coldPlayback: { runs: playbackRuns, seconds: COLD_PLAYBACK_SECONDS, inputs: PLAYBACK_INPUTS.map(inputLabel) },
       underLoad: { ...loadOptions, input: inputLabel(LOAD_INPUT) },
       dbPollMs: 20,
+      scaled: { requested: scaledRequested, topologies },
     },
     inputs,
     idleMemory,
@@ -835,6 +883,7 @@ const main = async (): Promise<number> => {
     uploadThroughput,
     coldPlayback,
     underLoad,
+    scaled,
     summary,
     targets,
     observations,
@@ -847,7 +896,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, underLoad].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, underLoad, scaled].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { AssetDb } from './asset-db';
 import { getOk } from './http';
 import { createReadyAsset, segmentFileOnDisk, settleAfterReady } from './keyframe-api';
-import type { AccessToken, KeyframeServer } from './keyframe-server';
+import type { AccessToken, Deployment } from './keyframe-server';
 import { median, round } from './stats';
 
 // Cold and warm time-to-last-byte of segment 0 for every rung of the multivariant playlist, on
@@ -144,7 +144,7 @@ export const measureSegments = async ({
   agent,
   log,
 }: {
-  server: KeyframeServer;
+  server: Deployment;
   token: AccessToken;
   db: AssetDb;
   inputUrl: string;

@@ -1,7 +1,7 @@
 import type { AssetDb } from './asset-db';
 import type { InputKind, MoovPlacement } from './inputs';
 import { createAsset, settleAfterReady, type SettleResult } from './keyframe-api';
-import type { AccessToken, KeyframeServer } from './keyframe-server';
+import type { AccessToken, Deployment } from './keyframe-server';
 import { median, ratio, round } from './stats';
 import type { WebhookReceiver } from './webhook-receiver';
 
@@ -59,7 +59,7 @@ export type TimeToReadyResult = {
 const WEBHOOK_TIMEOUT_MS = 30_000;
 
 const sample = async (
-  server: KeyframeServer,
+  server: Deployment,
   token: AccessToken,
   db: AssetDb,
   webhooks: WebhookReceiver,
@@ -103,7 +103,7 @@ export const measureTimeToReady = async ({
   runs,
   log,
 }: {
-  server: KeyframeServer;
+  server: Deployment;
   token: AccessToken;
   db: AssetDb;
   webhooks: WebhookReceiver;

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { AssetDb } from './asset-db';
+import { SqliteAssetDb, type AssetDb } from './asset-db';
 import { basicAuth, HttpStatusError, keepAliveAgent, request } from './http';
 import { KeyframeServer, type AccessToken } from './keyframe-server';
 import { descendantPids, ownDirectory, releaseDirectory, runCommand } from './processes';
@@ -280,7 +280,7 @@ const settleAsset = async (
   }
   if (!upload.asset_id) return { assetId: null, assetStatus: `upload ${upload.status} ${JSON.stringify(upload.error ?? '')}`, assetReadyMs: null };
   for (;;) {
-    const row = db.row(upload.asset_id);
+    const row = await db.row(upload.asset_id);
     if (row && row.status !== 'preparing') {
       return {
         assetId: upload.asset_id,
@@ -435,11 +435,11 @@ export const measureUploadThroughputOnFreshServer = async ({
   let db: AssetDb | undefined;
   try {
     const token = await server.createToken();
-    db = new AssetDb(server.dataDir);
+    db = new SqliteAssetDb(server.dataDir);
     const result = await measureUploadThroughput({ server, token, db, ffmpeg, runs, log });
     return { result, serverLogTail: server.logs().split('\n').filter(Boolean).slice(-20) };
   } finally {
-    db?.close();
+    await db?.close();
     await server.stop();
   }
 };
