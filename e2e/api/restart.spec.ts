@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Api } from '../support/api';
 import { probeDuration } from '../support/fixtures';
-import { assetDirsOf, dataDirsOf, type KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, dataDirsOf, isCluster, type KeyframeServer } from '../support/keyframe-server';
 import { disposeKeyframe, expect, restartKeyframe, startKeyframe, test } from '../support/test';
 
 // Ingest jobs are durable: an asset that was mid-ingest when the server died (kill -9) or was
@@ -37,6 +37,10 @@ test.afterEach(async () => {
 });
 
 test('kill -9 while preparing; a new process on the same DATA_DIR finishes the ingest', async ({ media, fixtures }) => {
+  // On a cluster the job is BullMQ's: the killed worker's lock must run out and the stalled check
+  // see it before the restarted worker takes the job over (README, Scaling out: at most ~45 s).
+  const recoveryMs = isCluster() ? 90_000 : 45_000;
+  test.setTimeout(recoveryMs + 60_000);
   const first = await startKeyframe({ label: 'restart-kill9' });
   servers.push(first);
   const token = await first.createToken();
@@ -59,7 +63,7 @@ test('kill -9 while preparing; a new process on the same DATA_DIR finishes the i
   expect(dataDirsOf(second)).toEqual(dataDirsOf(first));
   const api = new Api(second.baseUrl, token); // tokens live in DATA_DIR too
 
-  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 45_000);
+  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], recoveryMs);
   expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
   expect(Math.abs(asset.duration - (await probeDuration(fixtures.path('video720p'))))).toBeLessThanOrEqual(0.1);
   expect(asset.tracks.map((track: { type: string }) => track.type).sort()).toEqual(['audio', 'video']);
