@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type Mux from '@mux/mux-node';
 import { Api, type Json } from '../support/api';
 import { probeDuration, type Fixtures } from '../support/fixtures';
-import type { AccessToken, KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
 import { sharedMediaPath } from '../support/paths';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
@@ -237,7 +237,7 @@ test('delete a ready asset: 204, then 404, and its folder is gone', async ({ med
   const created = await mux.video.assets.create({ inputs: [{ url: media.fileUrl(fixtures.file('videoSmall')) }] });
   const ready = await retrieveUntilSettled(mux, created.id);
   expect(ready.status, JSON.stringify(ready.errors)).toBe('ready');
-  expect(existsSync(server.assetDir(created.id)), 'the ingested asset has a folder under DATA_DIR/assets').toBe(true);
+  expect(assetDirsOf(server, created.id).some((dir) => existsSync(dir)), 'the ingested asset has a folder under DATA_DIR/assets').toBe(true);
 
   const deleted = await api.delete(`/video/v1/assets/${created.id}`);
   expect(deleted.status, deleted.text).toBe(204);
@@ -247,6 +247,6 @@ test('delete a ready asset: 204, then 404, and its folder is gone', async ({ med
   expect(gone.status, gone.text).toBe(404);
   expect(gone.json?.error?.type).toBe('not_found');
   await expect(mux.video.assets.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
-  expect(existsSync(server.assetDir(created.id))).toBe(false);
+  for (const dir of assetDirsOf(server, created.id)) expect(existsSync(dir), dir).toBe(false);
   expect(await api.listAllAssetIds()).not.toContain(created.id);
 });

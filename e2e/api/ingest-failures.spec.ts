@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { Api, expectApiError, type Json } from '../support/api';
 import { fileSize, type Fixtures } from '../support/fixtures';
-import { getFreePort, type KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, dataDirsOf, getFreePort, type KeyframeServer } from '../support/keyframe-server';
 import type { MediaServer } from '../support/media-server';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
 
@@ -21,15 +21,16 @@ const expectPlainTextMessages = (messages: unknown, server: KeyframeServer) => {
     expect(text).not.toMatch(/\n\s*at\s/); // stack trace
     expect(text).not.toMatch(/<\/?[a-z][^>]*>/i); // markup
     expect(text).not.toContain('[object ');
-    expect(text).not.toContain(server.dataDir);
+    for (const dataDir of dataDirsOf(server)) expect(text).not.toContain(dataDir);
   }
 };
 
-/** The asset's folder, if any, holds no partial download. */
+/** The asset's folder, if any (on any node), holds no partial download. */
 const expectNoPartialFiles = (server: KeyframeServer, assetId: string) => {
-  const dir = server.assetDir(assetId);
-  const leftovers = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.part')) : [];
-  expect(leftovers, `files in ${dir}`).toEqual([]);
+  for (const dir of assetDirsOf(server, assetId)) {
+    const leftovers = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.part')) : [];
+    expect(leftovers, `files in ${dir}`).toEqual([]);
+  }
 };
 
 const createAndSettle = async (api: Api, url: string, timeoutMs = 40_000): Promise<{ created: Json; settled: Json }> => {
@@ -113,7 +114,7 @@ test.describe('download timeout (INPUT_DOWNLOAD_TIMEOUT_SECONDS=3)', () => {
     expect(elapsedMs).toBeGreaterThanOrEqual(3_000);
     expect(elapsedMs, 'errored within the 3 s timeout plus polling/processing slack').toBeLessThan(3_000 + 6_000);
     expectNoPartialFiles(server, created.id);
-    expect(existsSync(`${server.assetDir(created.id)}/source`)).toBe(false);
+    for (const dir of assetDirsOf(server, created.id)) expect(existsSync(`${dir}/source`)).toBe(false);
   });
 });
 

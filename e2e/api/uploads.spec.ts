@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Api, expectApiError, type Json } from '../support/api';
 import { probeDuration } from '../support/fixtures';
-import type { KeyframeServer } from '../support/keyframe-server';
+import { KeyframeCluster, type KeyframeServer } from '../support/keyframe-server';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
 import {
   assetsOfUpload,
@@ -47,7 +47,12 @@ test.afterAll(async () => {
   await disposeKeyframe(server);
 });
 
-const storedSource = (assetId: string): string => path.join(server.assetDir(assetId), 'source');
+/** The asset's stored source: DATA_DIR/assets/<id>/source, or in a cluster its object in the bucket. */
+const storedSource = async (assetId: string): Promise<{ where: string; bytes: Buffer | undefined }> => {
+  if (server instanceof KeyframeCluster) return { where: `the bucket's assets/${assetId}/source`, bytes: await server.storedSource(assetId) };
+  const file = path.join(server.assetDir(assetId), 'source');
+  return { where: file, bytes: existsSync(file) ? await readFile(file) : undefined };
+};
 
 /** The asset made from an upload: ready, linked back to it, and holding exactly the uploaded bytes. */
 const expectReadyAssetFromUpload = async (upload: Json, file: { path: string; bytes: Buffer }): Promise<Json> => {
@@ -56,9 +61,9 @@ const expectReadyAssetFromUpload = async (upload: Json, file: { path: string; by
   expect(asset.upload_id).toBe(upload.id);
   expect(asset.ingest_type).toBe('on_demand_direct_upload');
   expect(asset.duration).toBeCloseTo(await probeDuration(file.path), 1);
-  const source = storedSource(asset.id);
-  expect(existsSync(source), `stored source ${source}`).toBe(true);
-  expect(sha256(await readFile(source)), 'stored source is byte-identical to the uploaded file').toBe(sha256(file.bytes));
+  const source = await storedSource(asset.id);
+  expect(source.bytes, `stored source ${source.where}`).toBeDefined();
+  expect(sha256(source.bytes!), 'stored source is byte-identical to the uploaded file').toBe(sha256(file.bytes));
   return asset;
 };
 

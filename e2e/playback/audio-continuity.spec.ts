@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Api } from '../support/api';
 import { httpGet, parseMediaPlaylist, type MediaPlaylist } from '../support/hls';
-import type { KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, type KeyframeServer } from '../support/keyframe-server';
 import { AAC_PRIMING_S, decodeCheck, probeFrames, probePackets, sourceInfo, type SourceInfo } from '../support/media-probe';
 import { sharedMediaPath } from '../support/paths';
 import {
@@ -51,9 +51,11 @@ type Prepared = {
   encodedAtReady: string[];
 };
 
-/** `<rung>/<n>.m4s` of every video rung on disk. */
-const videoSegmentsOnDisk = (assetId: string): string[] => {
-  const hls = path.join(server.assetDir(assetId), 'hls');
+/** `<rung>/<n>.m4s` of every video rung on disk (on every node of the server). */
+const videoSegmentsOnDisk = (assetId: string): string[] =>
+  assetDirsOf(server, assetId).flatMap((assetDir) => videoSegmentsIn(path.join(assetDir, 'hls')));
+
+const videoSegmentsIn = (hls: string): string[] => {
   if (!existsSync(hls)) return [];
   return readdirSync(hls)
     .filter((rung) => rung !== 'audio')

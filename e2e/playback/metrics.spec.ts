@@ -1,5 +1,6 @@
 import { Api } from '../support/api';
-import type { KeyframeServer } from '../support/keyframe-server';
+import { isCluster, type KeyframeServer } from '../support/keyframe-server';
+import { parseMetrics, total, type Sample } from '../support/metrics';
 import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 
@@ -9,25 +10,6 @@ import { disposeKeyframe, startKeyframe } from '../support/test';
 // on the rung measured; the assertions are on differences between two scrapes all the same.
 
 const METRICS_TOKEN = 'e2e-metrics-token-0123456789';
-
-type Sample = { name: string; labels: Record<string, string>; value: number };
-
-const parseMetrics = (text: string): Sample[] =>
-  text
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => {
-      const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-      if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key, value]));
-      return { name: match[1] as string, labels, value: Number(match[3]) };
-    });
-
-/** The sum of every series of `name` whose labels include `labels`. */
-const total = (samples: Sample[], name: string, labels: Record<string, string> = {}): number =>
-  samples
-    .filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
-    .reduce((sum, sample) => sum + sample.value, 0);
 
 const scrape = async (server: KeyframeServer, authorization?: string): Promise<Sample[]> => {
   const response = await fetch(server.url('/metrics'), { headers: authorization ? { authorization } : {} });
@@ -52,6 +34,7 @@ test.describe('with METRICS_TOKEN', () => {
   test.afterAll(async () => disposeKeyframe(server));
 
   test('a cold segment requested twice: one encode of its rung, one miss then one hit, two segment requests', async ({ fixtures, playbackMedia }) => {
+    test.skip(isCluster(), 'counts one process\'s requests and encodes; behind the balancer they spread over two nodes (e2e/api/cluster.spec.ts sums them)');
     const { playbackId } = await createPlayableAsset(api, playbackMedia.fileUrl(fixtures.file('video720p')));
     const multivariant = await loadMultivariant(multivariantUrl(server, playbackId));
     const rung = multivariant.video[0]?.name;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Api } from '../support/api';
 import { httpGet } from '../support/hls';
-import type { KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, isCluster, KeyframeCluster, type KeyframeServer } from '../support/keyframe-server';
 import { decodeCheck, probeFrames } from '../support/media-probe';
 import { loadMediaPlaylist } from '../support/playback-checks';
 import { expect, loadMultivariant, multivariantUrl, test, type PlaybackFixtureName } from '../support/playback';
@@ -46,6 +46,14 @@ const expectDecodableSegment = async (init: Buffer, segment: Buffer, durationSec
 };
 
 const expectSourceIdentical = async (on: KeyframeServer, assetId: string, sourceFile: string) => {
+  if (on instanceof KeyframeCluster) {
+    // A cluster keeps the source in the bucket (uploaded once complete), not on a node it could name.
+    const stored = await on.storedSource(assetId, 60_000);
+    expect(stored, `assets/${assetId}/source in the bucket`).toBeDefined();
+    expect(sha256(stored!)).toBe(sha256(readFileSync(sourceFile)));
+    for (const dir of assetDirsOf(on, assetId)) expect(existsSync(path.join(dir, 'source.part'))).toBe(false);
+    return;
+  }
   const stored = path.join(on.assetDir(assetId), 'source');
   const deadline = Date.now() + 60_000;
   while (!existsSync(stored) && Date.now() < deadline) await sleep(100);
@@ -129,13 +137,14 @@ test('a source whose download breaks after the asset is ready turns the asset er
   expect(errored.errors.messages.join(' ')).toMatch(/interrupted|closed before the download finished/);
   const playback = await httpGet(multivariantUrl(server, ready.playback_ids[0].id));
   expect(playback.status, 'an errored asset is not played').toBe(412);
-  expect(existsSync(path.join(server.assetDir(created.id), 'source.part'))).toBe(false);
+  for (const dir of assetDirsOf(server, created.id)) expect(existsSync(path.join(dir, 'source.part'))).toBe(false);
 });
 
 test('SIGTERM while a ready asset\'s source downloads: the restarted server fetches it again and serves from it', async ({
   playbackFixtures,
   playbackMedia,
 }) => {
+  test.skip(isCluster(), 'checks what the interrupted download left in one server\'s DATA_DIR');
   test.setTimeout(150_000);
   const sourceFile = await playbackFixtures.ensure('cbr360p40s');
   const first = await startKeyframe({ label: 'ready-while-downloading-restart' });

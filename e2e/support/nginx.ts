@@ -4,10 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { getFreePort } from './keyframe-server';
 
-// Debian's nginx as a caching reverse proxy in front of a Keyframe server, the way a user would put
-// one (or a CDN) in front of the stream origin. The cache part of the configuration is exactly what
-// the README recommends; only the process settings (no daemon, files in a temp dir) are the test's.
-// Every instance runs in its own process group and is killed with it if the worker dies.
+// Debian's nginx in front of Keyframe, configured the way the README recommends: as a caching
+// reverse proxy in front of one server (the way a user would put one, or a CDN, in front of the
+// stream origin), and as the plain round-robin load balancer of a cluster (E2E_CLUSTER).
+// Only the process settings (no daemon, files in a temp dir) are the test's. Every instance runs in
+// its own process group and is killed with it if the worker dies.
 
 export const NGINX_BIN = process.env.E2E_NGINX ?? '/usr/sbin/nginx';
 
@@ -88,7 +89,48 @@ export const recommendedCacheConfig = ({ cacheDir, accessLog, upstream, listen, 
     }
 `;
 
-const live = new Set<NginxCache>();
+/**
+ * The load-balancer part of a cluster's configuration: the `http {}` contents the README's
+ * "Scaling out" example shows. Plain round robin, nothing cached or buffered (a segment streams
+ * while it is encoded, an upload chunk while it arrives), keep-alive to the nodes; `/upload/` is
+ * hashed on the URI because a direct upload's chunks must all reach one node.
+ */
+export const roundRobinProxyConfig = ({ accessLog, upstreams, listen }: { accessLog: string; upstreams: string[]; listen: string }): string => `
+    access_log ${accessLog};
+
+    upstream keyframe {
+        ${upstreams.map((upstream) => `server ${upstream};`).join('\n        ')}
+        keepalive 16;
+    }
+
+    # Direct uploads are received on the disk of the node their chunks reach: all of one upload's
+    # chunks (one URI) must reach the same node.
+    upstream keyframe_uploads {
+        hash $request_uri consistent;
+        ${upstreams.map((upstream) => `server ${upstream};`).join('\n        ')}
+        keepalive 16;
+    }
+
+    server {
+        listen ${listen};
+        client_max_body_size 0;          # uploads and API bodies are limited by Keyframe itself
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";  # keep-alive to the nodes
+        proxy_set_header Host $http_host;
+        proxy_buffering off;
+        proxy_request_buffering off;
+        proxy_read_timeout 300s;
+
+        location / {
+            proxy_pass http://keyframe;
+        }
+        location /upload/ {
+            proxy_pass http://keyframe_uploads;
+        }
+    }
+`;
+
+const live = new Set<NginxProcess>();
 process.once('exit', () => {
   for (const nginx of live) {
     nginx.killGroupSync();
@@ -98,21 +140,36 @@ process.once('exit', () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class NginxCache {
+type NginxSetup = {
+  label: string;
+  port: number;
+  /** The `http {}` contents; `inDir` names a file in the instance's temp dir. */
+  httpConfig: (listen: string, inDir: (name: string) => string) => string;
+  /**
+   * `upstream-healthy`: wait for Keyframe's /api/health 200 through nginx. `listening`: nginx has
+   * bound its port (the nodes behind it are started afterwards, knowing the proxy's URL).
+   */
+  readiness: 'upstream-healthy' | 'listening';
+};
+
+/** One nginx master in the foreground, its configuration, logs and temp files in a temp dir. */
+export class NginxProcess {
   readonly label: string;
   readonly port: number;
   readonly baseUrl: string;
   readonly dir: string;
   readonly configPath: string;
+  private readonly readiness: NginxSetup['readiness'];
   private readonly child: ChildProcess;
   private output = '';
   private exited: Promise<void>;
   private running = true;
 
-  private constructor({ label, port, options }: { label: string; port: number; options: NginxCacheOptions }) {
-    this.label = label;
-    this.port = port;
-    this.baseUrl = `http://127.0.0.1:${port}`;
+  protected constructor(setup: NginxSetup) {
+    this.label = setup.label;
+    this.port = setup.port;
+    this.readiness = setup.readiness;
+    this.baseUrl = `http://127.0.0.1:${setup.port}`;
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'keyframe-e2e-nginx-'));
     // Worker processes run as an unprivileged user when the master runs as root.
     chmodSync(this.dir, 0o755);
@@ -126,7 +183,7 @@ pid ${inDir('nginx.pid')};
 error_log ${inDir('error.log')} notice;
 
 events {
-    worker_connections 256;
+    worker_connections 1024;
 }
 
 http {
@@ -135,7 +192,7 @@ http {
     fastcgi_temp_path ${inDir('tmp-fastcgi')};
     uwsgi_temp_path ${inDir('tmp-uwsgi')};
     scgi_temp_path ${inDir('tmp-scgi')};
-${recommendedCacheConfig({ cacheDir: inDir('cache'), accessLog: inDir('access.log'), upstream: `127.0.0.1:${options.upstreamPort}`, listen: `127.0.0.1:${port}`, cacheKey: options.cacheKey })}}
+${setup.httpConfig(`127.0.0.1:${setup.port}`, inDir)}}
 `);
     this.child = spawn(NGINX_BIN, ['-p', this.dir, '-c', this.configPath, '-e', inDir('error.log')], {
       detached: true,
@@ -160,46 +217,23 @@ ${recommendedCacheConfig({ cacheDir: inDir('cache'), accessLog: inDir('access.lo
     });
   }
 
-  static async start(options: NginxCacheOptions): Promise<NginxCache> {
-    // A free port can be taken by another process before nginx binds it: then try another one.
+  /** Starts `create(port)` on `port`, or on a free port, trying another one if it was taken meanwhile. */
+  protected static async launch<T extends NginxProcess>(port: number | undefined, create: (port: number) => T): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
-      const port = options.port ?? (await getFreePort());
-      const nginx = new NginxCache({ label: options.label ?? `nginx-${port}`, port, options });
+      const nginx = create(port ?? (await getFreePort()));
       try {
         await nginx.waitUntilListening(15_000);
         return nginx;
       } catch (error) {
         const portTaken = nginx.logs().includes('Address already in use');
         await nginx.dispose();
-        if (!portTaken || options.port !== undefined || attempt >= 3) throw error;
+        if (!portTaken || port !== undefined || attempt >= 3) throw error;
       }
     }
   }
 
   url(pathname: string): string {
     return `${this.baseUrl}${pathname}`;
-  }
-
-  /** Every request nginx has logged so far, oldest first. */
-  accessLog(): CacheLogEntry[] {
-    const file = path.join(this.dir, 'access.log');
-    if (!existsSync(file)) return [];
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => {
-        const raw = JSON.parse(line) as Record<string, string | number>;
-        return {
-          method: String(raw.method),
-          uri: String(raw.uri),
-          status: Number(raw.status),
-          cache: String(raw.cache),
-          upstreamStatus: String(raw.upstream_status),
-          range: String(raw.range),
-          referer: String(raw.referer),
-          bytes: Number(raw.bytes),
-        };
-      });
   }
 
   /** Configuration, error log and process output, for attaching to a failing test. */
@@ -248,6 +282,14 @@ ${recommendedCacheConfig({ cacheDir: inDir('cache'), accessLog: inDir('access.lo
     let last = 'no answer yet';
     while (Date.now() < deadline) {
       if (!this.running) throw new Error(`${this.label} exited during startup:\n${this.logs()}`);
+      if (this.readiness === 'listening') {
+        // No request may go through before the nodes are up: nginx would mark them failed for 10 s.
+        // nginx writes its pid file once it has bound its port (it exits if the port is taken).
+        if (existsSync(path.join(this.dir, 'nginx.pid'))) return;
+        last = 'no pid file yet';
+        await sleep(100);
+        continue;
+      }
       try {
         const response = await fetch(this.url('/api/health'), { signal: AbortSignal.timeout(2_000) });
         await response.arrayBuffer();
@@ -260,5 +302,53 @@ ${recommendedCacheConfig({ cacheDir: inDir('cache'), accessLog: inDir('access.lo
       await sleep(100);
     }
     throw new Error(`${this.label} did not answer within ${timeoutMs} ms (last: ${last}):\n${this.logs()}`);
+  }
+}
+
+/** A caching reverse proxy in front of one Keyframe server (the CDN test). */
+export class NginxCache extends NginxProcess {
+  static async start(options: NginxCacheOptions): Promise<NginxCache> {
+    return NginxProcess.launch(options.port, (port) => new NginxCache({
+      label: options.label ?? `nginx-${port}`,
+      port,
+      readiness: 'upstream-healthy',
+      httpConfig: (listen, inDir) =>
+        recommendedCacheConfig({ cacheDir: inDir('cache'), accessLog: inDir('access.log'), upstream: `127.0.0.1:${options.upstreamPort}`, listen, cacheKey: options.cacheKey }),
+    }));
+  }
+
+  /** Every request nginx has logged so far, oldest first. */
+  accessLog(): CacheLogEntry[] {
+    const file = path.join(this.dir, 'access.log');
+    if (!existsSync(file)) return [];
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const raw = JSON.parse(line) as Record<string, string | number>;
+        return {
+          method: String(raw.method),
+          uri: String(raw.uri),
+          status: Number(raw.status),
+          cache: String(raw.cache),
+          upstreamStatus: String(raw.upstream_status),
+          range: String(raw.range),
+          referer: String(raw.referer),
+          bytes: Number(raw.bytes),
+        };
+      });
+  }
+}
+
+/** The round-robin load balancer of a cluster, started before the nodes behind it. */
+export class NginxRoundRobin extends NginxProcess {
+  static async start({ upstreamPorts, port, label }: { upstreamPorts: number[]; port?: number; label?: string }): Promise<NginxRoundRobin> {
+    return NginxProcess.launch(port, (chosen) => new NginxRoundRobin({
+      label: label ?? `nginx-round-robin-${chosen}`,
+      port: chosen,
+      readiness: 'listening',
+      httpConfig: (listen, inDir) =>
+        roundRobinProxyConfig({ accessLog: inDir('access.log'), upstreams: upstreamPorts.map((upstream) => `127.0.0.1:${upstream}`), listen }),
+    }));
   }
 }

@@ -115,6 +115,16 @@ export class WebhookReceiver {
     }
   }
 
+  /**
+   * Waits until `count` requests carry one of `types` (or `timeoutMs` has passed), then `settleMs`
+   * more, in which a duplicate delivery would arrive.
+   */
+  async settle(types: string[], count: number, { timeoutMs = 20_000, settleMs = 2_000 } = {}): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.received.filter((entry) => types.includes(entry.event?.type)).length < count && Date.now() < deadline) await sleep(100);
+    await sleep(settleMs);
+  }
+
   private async handle(request: http.IncomingMessage, response: http.ServerResponse, rawBody: string): Promise<void> {
     const index = this.received.length;
     let event: Json;

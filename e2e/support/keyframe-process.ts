@@ -1,0 +1,343 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../lib/server/node-flags';
+import { createE2eDatabase, dropE2eDatabase, dropE2eDatabasesSync, E2E_DATABASE_URL, type E2eDatabase } from './e2e-database';
+import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
+
+// Starts one real Keyframe server process (the server bundle `npm start` runs) on a free port with a
+// fresh DATA_DIR (and, with E2E_DATABASE_URL, a fresh PostgreSQL database: see e2e-database.ts),
+// and stops them again. Every process is started in its own process group so
+// `kill9()` takes down the server *and* any ffmpeg it runs, exactly like a crash or an OOM kill.
+
+const execFileAsync = promisify(execFile);
+
+/** `undefined` removes the variable from the server's environment. */
+export type EnvOverrides = Record<string, string | undefined>;
+
+export type StartOptions = {
+  env?: EnvOverrides;
+  /** Reuse an existing data directory (e.g. a restart); otherwise a fresh temp dir is created. */
+  dataDir?: string;
+  /** `healthy`: wait for /api/health 200. `responding`: any HTTP answer will do (e.g. a 503). */
+  ready?: 'healthy' | 'responding';
+  startTimeoutMs?: number;
+  label?: string;
+  /** A port chosen beforehand (a cluster node, whose port the load balancer already names); otherwise a free one. */
+  port?: number;
+};
+
+export type ExitInfo = { code: number | null; signal: NodeJS.Signals | null; at: number };
+
+export type AccessToken = { id: string; secret: string; name: string; permission: 'read_write' | 'read_only' };
+
+// Configuration the server reads; cleared from the inherited environment so a developer's shell
+// settings can't leak into a test server.
+const KEYFRAME_VARIABLES = [
+  'NODE_ENV', 'PORT', 'HOST', 'BASE_URL', 'STREAM_URL', 'DATA_DIR', 'DATABASE_URL', 'FFMPEG_PATH', 'FFPROBE_PATH',
+  'ALLOW_PRIVATE_INPUT_URLS', 'MAX_INPUT_BYTES', 'MAX_INPUT_DURATION_SECONDS', 'INPUT_DOWNLOAD_TIMEOUT_SECONDS',
+  'INGEST_CONCURRENCY', 'INGEST_CPU_CONCURRENCY', 'ASSET_GET_RATE_PER_SECOND', 'ASSET_GET_RATE_BURST', 'LOG_LEVEL',
+  'JIT_ENCODE_CONCURRENCY', 'RENDITION_CACHE_MAX_BYTES', 'PREFETCH_SEGMENTS',
+  'WEBHOOK_RETRY_BASE_SECONDS', 'WEBHOOK_TIMEOUT_SECONDS', 'METRICS_TOKEN',
+  'S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL',
+  'KEYFRAME_ROLE', 'REDIS_URL', 'REDIS_KEY_PREFIX',
+];
+
+const MAX_LOG_LINES = 2000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const getFreePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+
+// Last-resort cleanup if a worker exits without running afterAll hooks (crash, Ctrl-C).
+const live = new Set<KeyframeProcess>();
+const ownedDirs = new Set<string>();
+const ownedDatabases = new Set<E2eDatabase>();
+process.once('exit', () => {
+  for (const server of live) server.killGroupSync();
+  for (const dir of ownedDirs) rmSync(dir, { recursive: true, force: true });
+  if (E2E_DATABASE_URL) dropE2eDatabasesSync(E2E_DATABASE_URL, [...ownedDatabases]);
+});
+
+export class KeyframeProcess {
+  readonly label: string;
+  readonly port: number;
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly overrides: EnvOverrides;
+  readonly startedAt = Date.now();
+  private readonly child: ChildProcess;
+  private readonly logLines: string[] = [];
+  private exitInfo: ExitInfo | undefined;
+  private readonly exitPromise: Promise<ExitInfo>;
+  private ownsDataDir: boolean;
+  /** The PostgreSQL database made for this server (E2E_DATABASE_URL); dropped with the data directory. */
+  private ownedDatabase: E2eDatabase | undefined;
+
+  private constructor(options: {
+    label: string;
+    port: number;
+    dataDir: string;
+    ownsDataDir: boolean;
+    ownedDatabase: E2eDatabase | undefined;
+    overrides: EnvOverrides;
+  }) {
+    this.label = options.label;
+    this.port = options.port;
+    this.baseUrl = `http://127.0.0.1:${options.port}`;
+    this.dataDir = options.dataDir;
+    this.ownsDataDir = options.ownsDataDir;
+    this.overrides = options.overrides;
+    this.ownedDatabase = options.ownedDatabase;
+    if (this.ownsDataDir) ownedDirs.add(this.dataDir);
+
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of KEYFRAME_VARIABLES) delete env[name];
+    Object.assign(env, {
+      ...SERVER_ENV,
+      NODE_ENV: 'production',
+      PORT: String(this.port),
+      HOST: '127.0.0.1',
+      BASE_URL: this.baseUrl,
+      DATA_DIR: this.dataDir,
+      ALLOW_PRIVATE_INPUT_URLS: 'true',
+      LOG_LEVEL: 'warn',
+    });
+    for (const [name, value] of Object.entries(options.overrides)) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+    this.env = env;
+
+    this.child = spawn(process.execPath, [...SERVER_NODE_FLAGS, SERVER_BUNDLE], {
+      cwd: REPO_ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    live.add(this);
+    const capture = (stream: NodeJS.ReadableStream | null, name: string) => {
+      let pending = '';
+      stream?.setEncoding('utf8');
+      stream?.on('data', (chunk: string) => {
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) this.pushLog(`[${name}] ${line}`);
+      });
+      stream?.on('end', () => pending && this.pushLog(`[${name}] ${pending}`));
+    };
+    capture(this.child.stdout, 'out');
+    capture(this.child.stderr, 'err');
+    this.exitPromise = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal, at: Date.now() };
+        this.pushLog(`[harness] process exited code=${code} signal=${signal}`);
+        live.delete(this);
+        resolve(this.exitInfo);
+      });
+      this.child.once('error', (error) => {
+        this.pushLog(`[harness] spawn error: ${error.message}`);
+        this.exitInfo = { code: null, signal: null, at: Date.now() };
+        live.delete(this);
+        resolve(this.exitInfo);
+      });
+    });
+  }
+
+  static async start(options: StartOptions = {}): Promise<KeyframeProcess> {
+    const port = options.port ?? (await getFreePort());
+    const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'keyframe-e2e-data-'));
+    // A fresh server gets a fresh database; a restart (same DATA_DIR) or a spec that names its own
+    // DATABASE_URL keeps the one it has.
+    const overrides = { ...options.env };
+    let ownedDatabase: E2eDatabase | undefined;
+    if (E2E_DATABASE_URL && options.dataDir === undefined && !('DATABASE_URL' in overrides)) {
+      ownedDatabase = await createE2eDatabase(E2E_DATABASE_URL);
+      ownedDatabases.add(ownedDatabase);
+      overrides.DATABASE_URL = ownedDatabase.url;
+    }
+    const server = new KeyframeProcess({
+      label: options.label ?? `keyframe-${port}`,
+      port,
+      dataDir,
+      ownsDataDir: options.dataDir === undefined,
+      ownedDatabase,
+      overrides,
+    });
+    try {
+      await server.waitUntilReady(options.ready ?? 'healthy', options.startTimeoutMs ?? 60_000);
+    } catch (error) {
+      await server.dispose();
+      throw error;
+    }
+    return server;
+  }
+
+  /** Starts a new server process on the same DATA_DIR and settings (new port); this one must have exited. */
+  async restart(options: Omit<StartOptions, 'dataDir'> = {}): Promise<KeyframeProcess> {
+    if (!this.exitInfo) throw new Error(`${this.label} is still running; stop() or kill9() it before restarting`);
+    const next = await KeyframeProcess.start({
+      env: { ...this.overrides, ...options.env },
+      dataDir: this.dataDir,
+      ready: options.ready,
+      startTimeoutMs: options.startTimeoutMs,
+      port: options.port,
+      label: options.label ?? `${this.label}-restarted`,
+    });
+    // The restarted server now owns the data directory (and database) and removes them when disposed.
+    if (this.ownsDataDir) {
+      this.ownsDataDir = false;
+      next.ownsDataDir = true;
+    }
+    next.ownedDatabase = this.ownedDatabase;
+    this.ownedDatabase = undefined;
+    next.logLines.unshift(...this.logLines.map((line) => `[previous run] ${line}`));
+    return next;
+  }
+
+  get pid(): number {
+    if (this.child.pid === undefined) throw new Error('server process has no pid');
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  /** Resolves when the process exits (however it exits). */
+  exited(): Promise<ExitInfo> {
+    return this.exitPromise;
+  }
+
+  url(pathname: string): string {
+    return `${this.baseUrl}${pathname}`;
+  }
+
+  assetDir(assetId: string): string {
+    return path.join(this.dataDir, 'assets', assetId);
+  }
+
+  logs(): string {
+    return this.logLines.join('\n');
+  }
+
+  /** Graceful stop: SIGTERM and wait for the exit. */
+  async stop({ timeoutMs = 20_000 }: { timeoutMs?: number } = {}): Promise<ExitInfo> {
+    if (this.exitInfo) return this.exitInfo;
+    this.pushLog('[harness] sending SIGTERM');
+    this.signal('SIGTERM');
+    const exit = await Promise.race([this.exitPromise, sleep(timeoutMs).then(() => undefined)]);
+    if (!exit) {
+      this.pushLog(`[harness] no exit ${timeoutMs} ms after SIGTERM; sending SIGKILL`);
+      this.killGroupSync();
+      await this.exitPromise;
+      throw new Error(`${this.label} did not exit within ${timeoutMs} ms of SIGTERM`);
+    }
+    this.killGroupSync(); // stragglers, if any
+    return exit;
+  }
+
+  /** Crash: SIGKILL to the whole process group, no chance to clean up. */
+  async kill9(): Promise<ExitInfo> {
+    if (this.exitInfo) return this.exitInfo;
+    this.pushLog('[harness] sending SIGKILL to the process group');
+    this.killGroupSync();
+    return this.exitPromise;
+  }
+
+  /** Stops the process if it still runs and removes the data directory (and database) if this server owns them. */
+  async dispose(): Promise<void> {
+    if (this.running) await this.stop().catch(() => undefined);
+    if (this.ownsDataDir) {
+      rmSync(this.dataDir, { recursive: true, force: true });
+      ownedDirs.delete(this.dataDir);
+      this.ownsDataDir = false;
+    }
+    if (this.ownedDatabase && E2E_DATABASE_URL) {
+      await dropE2eDatabase(E2E_DATABASE_URL, this.ownedDatabase);
+      ownedDatabases.delete(this.ownedDatabase);
+      this.ownedDatabase = undefined;
+    }
+  }
+
+  killGroupSync(): void {
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    try {
+      process.kill(this.pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  // --- CLI (runs against the same DATA_DIR while the server is up) ---
+
+  async cli(args: string[]): Promise<unknown> {
+    const { stdout } = await execFileAsync(TSX_BIN, [CLI_ENTRY, ...args, '--json'], {
+      cwd: REPO_ROOT,
+      env: this.env,
+      timeout: 30_000,
+    });
+    const lastLine = stdout.trim().split('\n').at(-1) ?? '';
+    return JSON.parse(lastLine) as unknown;
+  }
+
+  async createToken({ readOnly = false, name }: { readOnly?: boolean; name?: string } = {}): Promise<AccessToken> {
+    const tokenName = name ?? `e2e-${readOnly ? 'read-only' : 'read-write'}-${Date.now()}`;
+    const token = (await this.cli(['tokens', 'create', '--name', tokenName, ...(readOnly ? ['--read-only'] : [])])) as AccessToken;
+    if (!token.id || !token.secret) throw new Error(`tokens create printed no token: ${JSON.stringify(token)}`);
+    return token;
+  }
+
+  async revokeToken(id: string): Promise<{ id: string; revoked: boolean }> {
+    return (await this.cli(['tokens', 'revoke', id])) as { id: string; revoked: boolean };
+  }
+
+  // --- internals ---
+
+  private pushLog(line: string) {
+    this.logLines.push(line);
+    if (this.logLines.length > MAX_LOG_LINES) this.logLines.splice(0, this.logLines.length - MAX_LOG_LINES);
+  }
+
+  private async waitUntilReady(mode: 'healthy' | 'responding', timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no answer yet';
+    while (Date.now() < deadline) {
+      if (this.exitInfo) {
+        throw new Error(
+          `${this.label} exited during startup (code ${this.exitInfo.code}, signal ${this.exitInfo.signal}):\n${this.logs()}`,
+        );
+      }
+      try {
+        const response = await fetch(this.url('/api/health'), { signal: AbortSignal.timeout(2_000) });
+        const body = await response.text();
+        last = `${response.status} ${body.slice(0, 300)}`;
+        if (mode === 'responding' || response.status === 200) return;
+      } catch (error) {
+        last = error instanceof Error ? error.message : String(error);
+      }
+      await sleep(250);
+    }
+    throw new Error(`${this.label} was not ${mode} within ${timeoutMs} ms (last: ${last}):\n${this.logs()}`);
+  }
+}

@@ -1,0 +1,43 @@
+// The end-to-end suite a second time against the scaled-out configuration (E2E_CLUSTER=1): every
+// server a spec starts is two app nodes and a worker on PostgreSQL + Redis + S3 (Swift, started
+// once for the run) behind a round-robin nginx; see e2e/support/keyframe-cluster.ts. Needs the
+// PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379) CI machines run: a machine without them
+// skips it, saying so, so `npm test` still passes on a fresh machine.
+//
+//   npm run test:e2e:cluster                       # the api project
+//   npm run test:e2e:cluster -- --project playback # any playwright arguments instead
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+
+const HOST = '127.0.0.1';
+const SERVICES = [
+  { name: 'PostgreSQL', port: 5432 },
+  { name: 'Redis', port: 6379 },
+];
+
+const answers = (port) =>
+  new Promise((resolve) => {
+    const socket = net.connect({ host: HOST, port, timeout: 2_000 });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+
+for (const service of SERVICES) {
+  if (!(await answers(service.port))) {
+    console.log(`${service.name} does not answer at ${HOST}:${service.port}; skipping the e2e suite on the scaled-out cluster.`);
+    process.exit(0);
+  }
+}
+const requested = process.argv.slice(2);
+const startedAt = Date.now();
+const run = spawnSync('npx', ['playwright', 'test', '-c', 'e2e', ...(requested.length > 0 ? requested : ['--project', 'api'])], {
+  stdio: 'inherit',
+  env: { ...process.env, E2E_CLUSTER: '1' },
+});
+console.log(`e2e on the cluster: ${Math.round((Date.now() - startedAt) / 1000)} s`);
+process.exit(run.status ?? 1);
