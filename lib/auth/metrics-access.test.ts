@@ -21,6 +21,9 @@ describe('decideMetricsAccess without METRICS_TOKEN', () => {
     expect(decideMetricsAccess({ configuredToken: null, authorization: 'Bearer whatever', remoteAddress: '::1' })).toBe('allowed');
     expect(decideMetricsAccess({ configuredToken: null, authorization: undefined, remoteAddress: '::ffff:127.0.0.1' })).toBe('allowed');
   });
+  test('a request a proxy on this machine forwarded is forbidden: it names another client', () => {
+    expect(decideMetricsAccess({ configuredToken: null, authorization: undefined, remoteAddress: '127.0.0.1', forwarded: true })).toBe('forbidden');
+  });
   test('anyone else is forbidden, whatever they send', () => {
     expect(decideMetricsAccess({ configuredToken: null, authorization: undefined, remoteAddress: '203.0.113.7' })).toBe('forbidden');
     expect(decideMetricsAccess({ configuredToken: null, authorization: `Bearer ${TOKEN}`, remoteAddress: '10.0.0.2' })).toBe('forbidden');

@@ -3,7 +3,9 @@ import ipaddr from 'ipaddr.js';
 
 // Who may read /metrics. With METRICS_TOKEN set, whoever presents it as a Bearer token, from any
 // address (loopback included: a token that is configured is always required). Without it, only
-// clients on this machine, so a fresh install exposes nothing to the network.
+// clients on this machine, so a fresh install exposes nothing to the network; a request a proxy
+// forwarded (it names the client it came from) is not one of them, although a reverse proxy on
+// this machine connects from loopback.
 
 export type MetricsAccess = 'allowed' | 'unauthorized' | 'forbidden';
 
@@ -27,12 +29,15 @@ export const decideMetricsAccess = ({
   configuredToken,
   authorization,
   remoteAddress,
+  forwarded = false,
 }: {
   configuredToken: string | null;
   authorization: string | undefined;
   remoteAddress: string | undefined;
+  /** The request carries Forwarded, X-Forwarded-For or X-Real-IP. */
+  forwarded?: boolean;
 }): MetricsAccess => {
-  if (configuredToken === null) return isLoopbackAddress(remoteAddress) ? 'allowed' : 'forbidden';
+  if (configuredToken === null) return isLoopbackAddress(remoteAddress) && !forwarded ? 'allowed' : 'forbidden';
   const presented = bearerTokenOf(authorization);
   return presented !== null && sameSecret(presented, configuredToken) ? 'allowed' : 'unauthorized';
 };

@@ -5,7 +5,8 @@ import type { RedisConfig } from '../env';
 import { createRedisClient, redisKey } from './redis-client';
 
 // Changes that every node's in-memory state must learn at once: a deleted asset or playback ID must
-// 404 on every node from the next request, a restriction's new rules apply everywhere, and a
+// 404 on every node from the next request, a restriction's new rules and a signing key's deletion
+// apply everywhere, and a
 // deleted asset's encodes and ingest stop wherever they run. Published on one Redis channel every
 // node subscribes to; without Redis there is one process, and nothing to tell.
 
@@ -13,6 +14,7 @@ const nodeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('asset-deleted'), assetId: z.string() }),
   z.object({ type: z.literal('playback-id-deleted'), playbackId: z.string() }),
   z.object({ type: z.literal('restriction-changed'), restrictionId: z.string() }),
+  z.object({ type: z.literal('signing-key-deleted'), keyId: z.string() }),
 ]);
 
 export type NodeEvent = z.infer<typeof nodeEventSchema>;

@@ -33,6 +33,7 @@ export const serveMetrics = (request: IncomingMessage, response: ServerResponse)
     configuredToken: getEnv().metricsToken,
     authorization: request.headers.authorization,
     remoteAddress: request.socket.remoteAddress,
+    forwarded: ['forwarded', 'x-forwarded-for', 'x-real-ip'].some((name) => request.headers[name] !== undefined),
   });
   if (access !== 'allowed') return refuse(response, access);
   if (request.method !== 'GET' && request.method !== 'HEAD') {

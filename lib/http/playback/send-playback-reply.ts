@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
@@ -22,9 +23,17 @@ const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
 
 type Representation = { size: number; etag: string; lastModified: Date };
 
-// Strong validators: a path under DATA_DIR is only ever published whole (temp file + rename), so
-// its size and modification time change whenever its bytes could have.
-const fileEtag = (size: number, mtimeMs: number) => `"${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`;
+// Strong validators that every node gives alike: a file is only ever published whole (temp file +
+// rename), and every encode of it yields the same bytes (encodes are deterministic, checked by
+// e2e/playback/deterministic-encodes.spec.ts), so its name below DATA_DIR and its size identify its
+// bytes, on any node and after any re-encode. Its modification time would not: each node's copy
+// has its own.
+const fileEtag = (filePath: string, size: number) => {
+  const normalized = filePath.split(path.sep).join('/');
+  const at = normalized.lastIndexOf('/assets/');
+  const name = at === -1 ? normalized : normalized.slice(at + 1);
+  return `"${size.toString(16)}-${createHash('sha1').update(name).digest('base64url').slice(0, 16)}"`;
+};
 const textEtag = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 
 const etagMatches = (header: string, etag: string): boolean => {
@@ -167,7 +176,7 @@ export const sendPlaybackReply = async (request: IncomingMessage, response: Serv
   const { file, release } = await openFiles.acquire(reply.filePath);
   try {
     const { stats } = file;
-    const representation = { size: stats.size, etag: fileEtag(stats.size, stats.mtimeMs), lastModified: stats.mtime };
+    const representation = { size: stats.size, etag: fileEtag(reply.filePath, stats.size), lastModified: stats.mtime };
     const span = writeHead(request, response, reply, representation, true);
     if (span) await sendFileRange(file.fd, span.start, span.end, response);
   } catch (error) {

@@ -8,6 +8,7 @@ import { processSingleton } from '../../utils/process-singleton';
 import { forgetAssetPlayback, forgetPlaybackId } from '../playback/playback-records';
 import { segmentCache } from '../playback/runtime';
 import { forgetRestrictionRules } from '../playback-restrictions/find-restriction-rules';
+import { forgetSigningPublicKey } from '../signing-keys/get-signing-key';
 import { deleteSharedAsset } from '../storage/shared-storage';
 
 // What one node's change means for the others' in-memory state and local files (see
@@ -33,6 +34,9 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
       return;
     case 'restriction-changed':
       forgetRestrictionRules(event.restrictionId);
+      return;
+    case 'signing-key-deleted':
+      forgetSigningPublicKey(event.keyId);
       return;
   }
 };

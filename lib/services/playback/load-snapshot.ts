@@ -10,7 +10,12 @@ export type EncodeKind = 'onDemand' | 'prefetch' | 'audio' | 'background';
  * job asked for it (rungs above 1080p), which the scheduler's work classes do not tell apart from
  * filling idle encoders.
  */
-export type EncodeSubject = { rung: string; forBackgroundRungs: boolean };
+export type EncodeSubject = {
+  rung: string;
+  forBackgroundRungs: boolean;
+  /** False when another node encoded the segment and this one only waited for it (segment-lock.ts). */
+  encodedHere?: boolean;
+};
 
 export type RungEncodeCost = RungCost;
 

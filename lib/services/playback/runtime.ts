@@ -51,7 +51,7 @@ const logFinished = (work: FinishedWork<EncodeKind, EncodeSubject>) => {
 // Every segment encode, of every rung and for every reason (a viewer, a prefetch, filling idle
 // encoders, background rungs, the audio track), finishes here; image work carries no subject.
 const countSegmentEncode = (work: FinishedWork<EncodeKind, EncodeSubject>) => {
-  if (!work.subject) return;
+  if (!work.subject || work.subject.encodedHere === false) return;
   recordSegmentEncode({
     rung: work.subject.rung,
     priority: work.subject.forBackgroundRungs && work.workClass === 'idle' ? 'background' : work.workClass,

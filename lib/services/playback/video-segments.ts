@@ -28,6 +28,7 @@ import {
   viewerStreams,
   type EncodeKind,
   type EncodePriority,
+  type EncodeSubject,
   type InFlightEncode,
 } from './runtime';
 import type { ViewerStream } from './viewer-streams';
@@ -127,12 +128,16 @@ const encodeAndStoreVideoSegment = async (request: SegmentRequest, attempt: Work
 };
 
 // Encodes a segment unless it is stored, or being encoded by another node (then waits for that one).
-const encodeVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt): Promise<void> => {
+const encodeVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt, subject: EncodeSubject): Promise<void> => {
   const { assetId, rung, index } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
+  subject.encodedHere = false;
   await segmentProduction().run(`segment:${encodeKey(assetId, rung.name, index)}`, {
     isAvailable: () => isStoredHereOrShared(target),
-    produce: () => encodeAndStoreVideoSegment(request, attempt, target),
+    produce: () => {
+      subject.encodedHere = true;
+      return encodeAndStoreVideoSegment(request, attempt, target);
+    },
     signal: attempt.signal,
   });
 };
@@ -160,13 +165,14 @@ const expectedCostMs = (rung: Rung, mediaSeconds: number): number =>
 const startEncode = (request: EncodeRequest, key: string): InFlightEncode => {
   const flights = inFlightEncodes();
   const need = needOf(request, Date.now());
+  const subject: EncodeSubject = { rung: request.rung.name, forBackgroundRungs: request.priority === ENCODE_PRIORITY.background };
   const flight: InFlightEncode = {
     work: encoderScheduler().submit({
       ...need,
       label: key,
-      subject: { rung: request.rung.name, forBackgroundRungs: request.priority === ENCODE_PRIORITY.background },
+      subject,
       costMs: expectedCostMs(request.rung, request.plan.video?.segments[request.index]?.duration ?? 0),
-      run: (attempt) => encodeVideoSegment(request, attempt),
+      run: (attempt) => encodeVideoSegment(request, attempt, subject),
     }),
     kind: need.kind,
     assetId: request.assetId,
