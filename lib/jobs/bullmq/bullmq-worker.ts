@@ -4,6 +4,7 @@ import { createRedisClient } from '../../coordination/redis-client';
 import type { RedisConfig } from '../../env';
 import { retryDelayMs } from '../queue';
 import { bullmqPrefix, type JobDefinitions } from './job-queues';
+import { recordJobRun, type WorkResult } from '../../metrics/record';
 
 // Runs the BullMQ queues' jobs in this process with the job definitions the database worker uses:
 // one BullMQ worker per queue (group of slots), as many at once as the group has slots. What the
@@ -67,14 +68,19 @@ export const startBullmqWorker = ({
       jobLog.warn('job stopped its worker on every attempt; giving up');
       return giveUp(new Error(`the worker running it stopped (crash or kill) on each of ${maxAttempts} attempts`));
     }
+    const startedAt = performance.now();
+    const ran = (result: WorkResult) => recordJobRun({ name: job.name, result, seconds: (performance.now() - startedAt) / 1000 });
     try {
       await definition.run(parsed.data, { signal: signal ?? new AbortController().signal, log: jobLog, attempt, maxAttempts });
+      ran('ok');
     } catch (error) {
       if (stopping && signal?.aborted) {
+        ran('cancelled');
         // Back to the queue without counting the attempt, for this or another worker to resume.
         await job.moveToWait(token);
         throw new WaitingError();
       }
+      ran('error');
       const retry = attempt < maxAttempts;
       jobLog.warn({ err: error, retry }, 'job failed');
       if (!retry) return giveUp(error);
