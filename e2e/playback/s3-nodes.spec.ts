@@ -113,6 +113,9 @@ test('a segment encoded on one node is served by another from the bucket without
   expect(encodesOf(nodeB!, variant.name, 1)).toBe(0);
   expect(nodeB!.logs()).not.toContain('"msg":"segment encoded"');
 
+  // Without Redis a node does not hear of another's deletion (see README, Scaling out): let node A
+  // finish uploading the audio track it encodes after readiness before deleting through node B.
+  await expect.poll(() => bucketKeys(`${prefix}hls/audio/complete.json`), { timeout: 60_000 }).toEqual([`${prefix}hls/audio/complete.json`]);
   expect((await apiB.delete(`/video/v1/assets/${assetId}`)).status).toBe(204);
   expect(await bucketKeys(prefix)).toEqual([]);
 });

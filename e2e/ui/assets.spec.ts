@@ -79,10 +79,16 @@ test('the asset page plays the asset in the preview player', async ({ page }, te
   const video = page.getByTestId('preview-video');
   // The quality menu lists the ladder once the playlist is parsed.
   await expect(page.getByLabel('Quality').locator('option')).not.toHaveCount(1, { timeout: 30_000 });
-  await video.evaluate((element: HTMLVideoElement) => element.play());
-  await expect
-    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime), { timeout: 120_000, intervals: [500] })
-    .toBeGreaterThan(1);
+  // hls.js may still be setting up the media element when the menu fills, and a play() it
+  // interrupts is rejected (AbortError) as it would be for a user's click: press play again then.
+  const playing = () =>
+    video.evaluate(async (element: HTMLVideoElement) => {
+      if (element.paused) await element.play().catch((error: unknown) => {
+        if (!(error instanceof DOMException && error.name === 'AbortError')) throw error;
+      });
+      return element.currentTime;
+    });
+  await expect.poll(playing, { timeout: 120_000, intervals: [500] }).toBeGreaterThan(1);
   // The ladder shows what playing just encoded: some rung now has segments on disk.
   const ladder = page.getByTestId('rendition-ladder');
   await expect(ladder.locator('[data-rendition]')).not.toHaveCount(0);
