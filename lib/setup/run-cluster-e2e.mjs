@@ -7,7 +7,7 @@
 //   npm run test:e2e:cluster                       # the api project
 //   npm run test:e2e:cluster -- --project playback # any playwright arguments instead
 import { spawnSync } from 'node:child_process';
-import net from 'node:net';
+import { portAnswers } from './port-answers.mjs';
 
 const HOST = '127.0.0.1';
 const SERVICES = [
@@ -15,20 +15,9 @@ const SERVICES = [
   { name: 'Redis', port: 6379 },
 ];
 
-const answers = (port) =>
-  new Promise((resolve) => {
-    const socket = net.connect({ host: HOST, port, timeout: 2_000 });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
 
 for (const service of SERVICES) {
-  if (!(await answers(service.port))) {
+  if (!(await portAnswers(HOST, service.port))) {
     console.log(`${service.name} does not answer at ${HOST}:${service.port}; skipping the e2e suite on the scaled-out cluster.`);
     process.exit(0);
   }

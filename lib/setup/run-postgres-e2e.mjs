@@ -2,25 +2,14 @@
 // its own on the PostgreSQL at 127.0.0.1:5432 (CI has one; see e2e/support/e2e-database.ts). A
 // machine without one skips it, saying so, so `npm test` still passes on a fresh machine.
 import { spawnSync } from 'node:child_process';
-import net from 'node:net';
+import { portAnswers } from './port-answers.mjs';
 
 const HOST = '127.0.0.1';
 const PORT = 5432;
 const ADMIN_URL = `postgres://postgres@${HOST}:${PORT}/postgres`;
 
-const answers = () =>
-  new Promise((resolve) => {
-    const socket = net.connect({ host: HOST, port: PORT, timeout: 2_000 });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
 
-if (!(await answers())) {
+if (!(await portAnswers(HOST, PORT))) {
   console.log(`PostgreSQL does not answer at ${HOST}:${PORT}; skipping the API suite on PostgreSQL.`);
   process.exit(0);
 }
