@@ -47,6 +47,9 @@ const rawEnvSchema = z.object({
   INGEST_CPU_CONCURRENCY: positiveInt(os.availableParallelism()),
   JIT_ENCODE_CONCURRENCY: positiveInt(os.availableParallelism()),
   RENDITION_CACHE_MAX_BYTES: positiveInt(20 * 1024 ** 3),
+  // Processes in front of the app that answer cached playlists and send stored files (see
+  // lib/server/playback-workers.ts); 0 serves everything from the one process.
+  PLAYBACK_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(Math.min(os.availableParallelism(), 4))),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
   FILL_IDLE_ENCODERS: booleanFlag(true),
   WEBHOOK_RETRY_BASE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(3600).default(5)),
@@ -137,6 +140,8 @@ export type Env = {
   jitEncodeConcurrency: number;
   renditionCacheMaxBytes: number;
   prefetchSegments: number;
+  /** Playback worker processes holding the public port in front of this one; 0: none. */
+  playbackWorkers: number;
   // When no viewer needs the encoders, encode the rest of the ladders of watched assets.
   fillIdleEncoders: boolean;
   assetGetRate: { perSecond: number; burst: number };
@@ -251,6 +256,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     jitEncodeConcurrency: raw.JIT_ENCODE_CONCURRENCY,
     renditionCacheMaxBytes: raw.RENDITION_CACHE_MAX_BYTES,
     prefetchSegments: raw.PREFETCH_SEGMENTS,
+    playbackWorkers: raw.PLAYBACK_WORKERS,
     fillIdleEncoders: raw.FILL_IDLE_ENCODERS,
     assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
     webhookRetryBaseMs: Math.round(raw.WEBHOOK_RETRY_BASE_SECONDS * 1000),

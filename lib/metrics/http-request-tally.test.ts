@@ -41,4 +41,17 @@ describe('HttpRequestTally', () => {
   test('with nothing recorded, only the HELP and TYPE lines', () => {
     expect(new HttpRequestTally().render().split('\n').filter((line) => line && !line.startsWith('#'))).toEqual([]);
   });
+
+  test('a drained tally merged into another renders as if counted there, and starts again from zero', () => {
+    const worker = new HttpRequestTally([0.01, 0.1, 1]);
+    worker.record('playback_playlist', 200, 0.0004);
+    worker.record('playback_playlist', 304, 0.2);
+    const app = new HttpRequestTally([0.01, 0.1, 1]);
+    app.record('playback_playlist', 200, 0.05);
+    const direct = new HttpRequestTally([0.01, 0.1, 1]);
+    for (const [status, seconds] of [[200, 0.0004], [304, 0.2], [200, 0.05]] as const) direct.record('playback_playlist', status, seconds);
+    app.merge(worker.drain());
+    expect(app.render()).toBe(direct.render());
+    expect(worker.drain()).toEqual([]);
+  });
 });

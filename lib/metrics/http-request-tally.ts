@@ -33,6 +33,9 @@ type RouteTally = {
   count: number;
 };
 
+/** Tallies in plain data, to move them between processes (a playback worker's to the app's). */
+export type TallySnapshot = { route: RouteClass; statuses: [number, number][]; buckets: number[]; sum: number; count: number }[];
+
 const formatNumber = (value: number): string => (Number.isFinite(value) ? String(value) : value > 0 ? '+Inf' : value < 0 ? '-Inf' : 'NaN');
 
 export class HttpRequestTally {
@@ -41,17 +44,49 @@ export class HttpRequestTally {
   constructor(private readonly bounds: readonly number[] = HTTP_DURATION_BUCKETS) {}
 
   record(route: RouteClass, status: number, seconds: number): void {
-    let tally = this.routes.get(route);
-    if (!tally) {
-      tally = { countByStatus: new Map(), bucketCounts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 };
-      this.routes.set(route, tally);
-    }
+    const tally = this.tallyOf(route);
     tally.countByStatus.set(status, (tally.countByStatus.get(status) ?? 0) + 1);
     let bucket = 0;
     while (bucket < this.bounds.length && seconds > (this.bounds[bucket] as number)) bucket++;
     tally.bucketCounts[bucket] = (tally.bucketCounts[bucket] as number) + 1;
     tally.sum += seconds;
     tally.count++;
+  }
+
+  private tallyOf(route: RouteClass): RouteTally {
+    let tally = this.routes.get(route);
+    if (!tally) {
+      tally = { countByStatus: new Map(), bucketCounts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 };
+      this.routes.set(route, tally);
+    }
+    return tally;
+  }
+
+  /** Everything counted since the last drain, as plain data; the tally starts again from zero. */
+  drain(): TallySnapshot {
+    const snapshot = [...this.routes].map(([route, tally]) => ({
+      route,
+      statuses: [...tally.countByStatus],
+      buckets: [...tally.bucketCounts],
+      sum: tally.sum,
+      count: tally.count,
+    }));
+    this.routes.clear();
+    return snapshot;
+  }
+
+  /** Adds another tally's drained counts (with the same bucket bounds) to this one. */
+  merge(snapshot: TallySnapshot): void {
+    for (const part of snapshot) {
+      if (!ROUTE_CLASSES.includes(part.route) || part.buckets.length !== this.bounds.length + 1) continue;
+      const tally = this.tallyOf(part.route);
+      for (const [status, count] of part.statuses) tally.countByStatus.set(status, (tally.countByStatus.get(status) ?? 0) + count);
+      part.buckets.forEach((count, index) => {
+        tally.bucketCounts[index] = (tally.bucketCounts[index] as number) + count;
+      });
+      tally.sum += part.sum;
+      tally.count += part.count;
+    }
   }
 
   /** Requests counted so far for a route class and status (for tests and the benchmark). */

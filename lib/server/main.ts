@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import next from 'next';
 import type { Logger } from 'pino';
@@ -7,6 +8,7 @@ import { adoptInstallationSecrets, instanceSecrets } from '../auth/instance-secr
 import { getDb } from '../db/client';
 import { getEnv, type Env } from '../env';
 import { serveMetrics } from '../http/metrics/serve-metrics';
+import { acceptWorkerRequest } from '../http/edge/from-playback-worker';
 import { servePlayback } from '../http/playback/serve-playback';
 import { applicationRouteClass, countHttpRequest } from '../http/request-metrics';
 import { recoverInterruptedJobs } from '../jobs/queue';
@@ -18,11 +20,14 @@ import { killAllProcesses } from '../media/run-process';
 import { startNodeEvents } from '../services/cluster/node-events';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
+import { multivariantsSteadyForNewViewers } from '../services/playback/get-multivariant-playlist';
+import { noteFileServedByWorker } from '../services/playback/get-rendition-file';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
 import { checkSharedStorage } from '../services/storage/check-shared-storage';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
 import { startHealthListener } from './health-listener';
+import { startPlaybackWorkers, type PlaybackWorkers } from './playback-workers';
 import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
 import { serverState } from './server-state';
@@ -36,11 +41,17 @@ const SHUTDOWN_DEADLINE_MS = 13_000;
 const JOB_GRACE_MS = 8_000;
 const MAINTENANCE_INTERVAL_MS = 60_000;
 
-const startAppServer = async (env: Env, log: Logger): Promise<http.Server> => {
+type AppServer = { server: http.Server; playbackWorkers: PlaybackWorkers | null };
+
+// With playback workers (PLAYBACK_WORKERS > 0) they hold the public port and this process listens
+// on a private Unix socket only they reach; without, this process holds the port itself.
+const startAppServer = async (env: Env, log: Logger): Promise<AppServer> => {
   const app = next({ dev: false, dir: projectRoot, hostname: env.host, port: env.port });
   await app.prepare();
   const handle = app.getRequestHandler();
+  const behindWorkers = env.playbackWorkers > 0;
   const server = http.createServer((request, response) => {
+    if (behindWorkers) acceptWorkerRequest(request);
     // The playback host is answered here, before Next.js routing: see serve-playback.ts. It counts
     // its own requests; the rest are counted here.
     if (servePlayback(request, response)) return;
@@ -52,9 +63,29 @@ const startAppServer = async (env: Env, log: Logger): Promise<http.Server> => {
       if (!response.headersSent) response.writeHead(500).end();
     });
   });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
-  return server;
+  if (!behindWorkers) {
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
+    return { server, playbackWorkers: null };
+  }
+  // Longer than the workers keep an idle connection to it, so the app never closes one under a request.
+  server.keepAliveTimeout = 10 * 60_000;
+  const appSocketPath = path.join(os.tmpdir(), `keyframe-app-${process.pid}.sock`);
+  rmSync(appSocketPath, { force: true });
+  await new Promise<void>((resolve) => server.listen(appSocketPath, resolve));
+  chmodSync(appSocketPath, 0o600);
+  const playbackWorkers = await startPlaybackWorkers({
+    count: env.playbackWorkers,
+    port: env.port,
+    host: env.host,
+    appSocketPath,
+    multivariantsCacheable: () => multivariantsSteadyForNewViewers(),
+    noteServedFiles: (files) => {
+      for (const file of files) noteFileServedByWorker(file);
+    },
+    log: log.child({ component: 'playback-workers' }),
+  });
+  return { server, playbackWorkers };
 };
 
 // Deleting expired test assets and timing out uploads run on the nodes that work (the one process,
@@ -106,7 +137,9 @@ const main = async () => {
   }
 
   const stopNodeEvents = await startNodeEvents();
-  const server = servesApp ? await startAppServer(env, log) : await startHealthListener({ port: env.port, host: env.host });
+  const { server, playbackWorkers } = servesApp
+    ? await startAppServer(env, log)
+    : { server: await startHealthListener({ port: env.port, host: env.host }), playbackWorkers: null };
 
   // With Redis every role starts it: app nodes relay the jobs their requests commit.
   const jobs = startJobProcessing({ env, log: log.child({ component: 'worker' }), runsJobs: works });
@@ -136,7 +169,8 @@ const main = async () => {
     server.close();
     server.closeIdleConnections();
     // In-flight webhook requests are aborted and go back to pending without counting an attempt.
-    await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS)]);
+    // Workers stop taking connections at once and finish the requests they are forwarding here.
+    await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS), playbackWorkers?.stop()]);
     killAllProcesses();
     await stopNodeEvents();
     server.closeAllConnections();

@@ -12,9 +12,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // same way from source and from the bundle.
 export const SERVER_BUNDLE = path.join(root, '.next', 'keyframe', 'server.mjs');
 
-await build({
-  entryPoints: [path.join(root, 'lib', 'server', 'main.ts')],
-  outfile: SERVER_BUNDLE,
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -23,4 +21,12 @@ await build({
   sourcemap: 'linked',
   tsconfig: path.join(root, 'tsconfig.json'),
   logLevel: 'warning',
+};
+
+await build({ ...common, entryPoints: [path.join(root, 'lib', 'server', 'main.ts')], outfile: SERVER_BUNDLE });
+// The playback workers the server forks (lib/server/playback-workers.ts looks for it next to itself).
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'lib', 'server', 'playback-worker.ts')],
+  outfile: path.join(path.dirname(SERVER_BUNDLE), 'playback-worker.mjs'),
 });

@@ -1,3 +1,4 @@
+import { clientAddressOf } from '../edge/from-playback-worker';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decideMetricsAccess, type MetricsAccess } from '../../auth/metrics-access';
 import { getEnv } from '../../env';
@@ -32,7 +33,7 @@ export const serveMetrics = (request: IncomingMessage, response: ServerResponse)
   const access = decideMetricsAccess({
     configuredToken: getEnv().metricsToken,
     authorization: request.headers.authorization,
-    remoteAddress: request.socket.remoteAddress,
+    remoteAddress: clientAddressOf(request),
     forwarded: ['forwarded', 'x-forwarded-for', 'x-real-ip'].some((name) => request.headers[name] !== undefined),
   });
   if (access !== 'allowed') return refuse(response, access);

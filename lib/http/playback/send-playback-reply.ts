@@ -2,9 +2,10 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import parseRange from 'range-parser';
 import { httpStatusOf, type ApiError } from '../api-error';
 import { errorBody } from '../respond';
+import { FILE_HEADER, FILE_RANGE_HEADER, FILE_SIZE_HEADER } from '../edge/edge-protocol';
+import { headersWithLength, planResponse, type Representation } from './response-plan';
 import { sendFileRange } from './send-file-range';
 import { OpenFileCache } from './open-file-cache';
 import { PLAYBACK_CORS_HEADERS } from './playback-headers';
@@ -21,7 +22,6 @@ export type PlaybackReply = {
 
 const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
 
-type Representation = { size: number; etag: string; lastModified: Date };
 
 // Strong validators that every node gives alike: a file is only ever published whole (temp file +
 // rename), and every encode of it yields the same bytes (encodes are deterministic, checked by
@@ -35,51 +35,6 @@ const fileEtag = (filePath: string, size: number) => {
   return `"${size.toString(16)}-${createHash('sha1').update(name).digest('base64url').slice(0, 16)}"`;
 };
 const textEtag = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
-
-const etagMatches = (header: string, etag: string): boolean => {
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((candidate) => opaque(candidate) === etag);
-};
-
-const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
-
-// If-None-Match wins over If-Modified-Since (RFC 9110 §13.1.3). Generated text is judged by its
-// ETag alone: a playlist can change (a background rung completes) without its date moving.
-const isNotModified = (request: IncomingMessage, representation: Representation, datesValidate: boolean): boolean => {
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch !== undefined) return etagMatches(ifNoneMatch, representation.etag);
-  const ifModifiedSince = request.headers['if-modified-since'];
-  if (!datesValidate || ifModifiedSince === undefined) return false;
-  const since = Date.parse(ifModifiedSince);
-  return Number.isFinite(since) && seconds(representation.lastModified) <= Math.floor(since / 1000);
-};
-
-// A Range whose If-Range no longer matches is ignored: the client gets the whole, current body.
-const rangeStillValid = (request: IncomingMessage, representation: Representation): boolean => {
-  const header = request.headers['if-range'];
-  if (typeof header !== 'string') return true;
-  const ifRange = header.trim();
-  // A weak tag never validates a range (RFC 9110 §13.1.5).
-  if (ifRange.startsWith('"') || ifRange.startsWith('W/')) return ifRange === representation.etag;
-  const date = Date.parse(ifRange);
-  return Number.isFinite(date) && Math.floor(date / 1000) === seconds(representation.lastModified);
-};
-
-type Span = { status: 200 | 206 | 416; start: number; end: number };
-
-const selectSpan = (request: IncomingMessage, representation: Representation): Span => {
-  const whole: Span = { status: 200, start: 0, end: representation.size - 1 };
-  const header = request.headers.range;
-  if (header === undefined || !rangeStillValid(request, representation)) return whole;
-  const ranges = parseRange(representation.size, header, { combine: true });
-  if (ranges === -1) return { status: 416, start: 0, end: -1 };
-  // Malformed, not bytes, or several ranges (answering with the whole body is allowed and simpler
-  // than multipart/byteranges, which no player asks for).
-  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return whole;
-  const [range] = ranges;
-  return range ? { status: 206, start: range.start, end: range.end } : whole;
-};
 
 const CORS_HEADER_LIST: string[] = Object.entries(PLAYBACK_CORS_HEADERS).flat();
 
@@ -111,27 +66,27 @@ const baseHeaders = (reply: PlaybackReply, representation: Representation): stri
   'bytes',
 ];
 
+type HeadOptions = {
+  datesValidate: boolean;
+  extraHeaders?: readonly string[];
+  // A playback worker sends the body from this file itself (see lib/http/edge/edge-protocol.ts).
+  fileForWorker?: string;
+};
+
 // Writes status and headers; returns the byte span to send, or null when no body follows.
-const writeHead = (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply, representation: Representation, datesValidate: boolean) => {
+const writeHead = (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply, representation: Representation, options: HeadOptions) => {
   const headers = baseHeaders(reply, representation);
-  if (isNotModified(request, representation, datesValidate)) {
-    response.writeHead(304, headers).end();
-    return null;
-  }
-  const span = selectSpan(request, representation);
-  if (span.status === 416) {
-    response.writeHead(416, [...headers, 'content-range', `bytes */${representation.size}`, 'content-length', '0']).end();
-    return null;
-  }
-  const length = Math.max(0, span.end - span.start + 1);
-  headers.push('content-length', String(length));
-  if (span.status === 206) headers.push('content-range', `bytes ${span.start}-${span.end}/${representation.size}`);
-  response.writeHead(span.status, headers);
-  if (request.method === 'HEAD' || length === 0) {
+  if (options.extraHeaders) headers.push(...options.extraHeaders);
+  const plan = planResponse(request, headers, representation, options.datesValidate);
+  if (plan.span && options.fileForWorker !== undefined) {
+    const fileHeaders = [FILE_HEADER, encodeURIComponent(options.fileForWorker), FILE_RANGE_HEADER, `${plan.span.start}-${plan.span.end}`, FILE_SIZE_HEADER, String(representation.size)];
+    response.writeHead(plan.status, [...plan.headers, 'content-length', '0', ...fileHeaders]);
     response.end();
     return null;
   }
-  return span;
+  response.writeHead(plan.status, headersWithLength(plan));
+  if (!plan.span) response.end();
+  return plan.span;
 };
 
 // Playlists are rendered once per plan and handed over as the same string each time (see
@@ -158,9 +113,9 @@ export const isMissingFile = (error: unknown): boolean => (error as NodeJS.Errno
 type TextReply = Extract<PlaybackReply, { text: string }>;
 
 /** Text needs no I/O, so it is written synchronously: a cached playlist is answered in its request's tick. */
-export const sendTextReply = (request: IncomingMessage, response: ServerResponse, reply: TextReply): void => {
+export const sendTextReply = (request: IncomingMessage, response: ServerResponse, reply: TextReply, extraHeaders?: readonly string[]): void => {
   const { body, etag } = encodeText(reply.text);
-  const span = writeHead(request, response, reply, { size: body.length, etag, lastModified: reply.lastModified }, false);
+  const span = writeHead(request, response, reply, { size: body.length, etag, lastModified: reply.lastModified }, { datesValidate: false, extraHeaders });
   if (span) response.end(body.subarray(span.start, span.end + 1));
 };
 
@@ -169,7 +124,16 @@ const sendRedirect = (response: ServerResponse, reply: { redirectUrl: string; ca
   response.writeHead(302, [...CORS_HEADER_LIST, 'location', reply.redirectUrl, 'cache-control', reply.cacheControl, 'content-length', '0']).end();
 };
 
-export const sendPlaybackReply = async (request: IncomingMessage, response: ServerResponse, reply: PlaybackReply): Promise<void> => {
+/**
+ * Sends any playback answer. With `workerSendsFiles`, a stored file's body is left to the playback
+ * worker that forwarded the request: the answer carries its path and byte span instead.
+ */
+export const sendPlaybackReply = async (
+  request: IncomingMessage,
+  response: ServerResponse,
+  reply: PlaybackReply,
+  { workerSendsFiles = false, extraHeaders }: { workerSendsFiles?: boolean; extraHeaders?: readonly string[] } = {},
+): Promise<void> => {
   if ('text' in reply) return sendTextReply(request, response, reply);
   if ('redirectUrl' in reply) return sendRedirect(response, reply);
   // Opened before anything is written, so a file missing now is still the caller's to handle.
@@ -177,7 +141,11 @@ export const sendPlaybackReply = async (request: IncomingMessage, response: Serv
   try {
     const { stats } = file;
     const representation = { size: stats.size, etag: fileEtag(reply.filePath, stats.size), lastModified: stats.mtime };
-    const span = writeHead(request, response, reply, representation, true);
+    const span = writeHead(request, response, reply, representation, {
+      datesValidate: true,
+      extraHeaders,
+      fileForWorker: workerSendsFiles ? reply.filePath : undefined,
+    });
     if (span) await sendFileRange(file.fd, span.start, span.end, response);
   } catch (error) {
     // Headers are out: the client can only be told by a cut connection.

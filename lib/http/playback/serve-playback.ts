@@ -10,7 +10,9 @@ import type { ImageFile, StoryboardText } from '../../services/images/image-file
 import { getMultivariantPlaylist, storedMultivariantPlaylist } from '../../services/playback/get-multivariant-playlist';
 import { forgetMissingRenditionFile, getRenditionFile } from '../../services/playback/get-rendition-file';
 import { getRenditionPlaylist, storedRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
-import type { PlaybackAccess, PlaybackText } from '../../services/playback/resolve-playback';
+import { peekPublicPlayback, type PlaybackAccess, type PlaybackText } from '../../services/playback/resolve-playback';
+import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
+import { clientAddressOf, isFromPlaybackWorker, workerTakesFiles } from '../edge/from-playback-worker';
 import { ApiError, isApiError, notFound } from '../api-error';
 import { countHttpRequest, playbackRouteClass } from '../request-metrics';
 import {
@@ -81,7 +83,7 @@ const imageFor = async (playback: PlaybackRequest, image: ImageKind, extension: 
 const renditionFileReply = async (playback: PlaybackRequest, rendition: string, file: string): Promise<PlaybackReply> => {
   const { playbackId } = playback.path;
   const { request } = playback;
-  const client = `${request.socket.remoteAddress ?? ''} ${request.headers['user-agent'] ?? ''}`;
+  const client = `${clientAddressOf(request) ?? ''} ${request.headers['user-agent'] ?? ''}`;
   const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), client, viewer: playback.viewer });
   if ('redirectUrl' in found) return { redirectUrl: found.redirectUrl, contentType: CONTENT_TYPES.mp4, cacheControl: redirectCacheControl(found.cacheability) };
   return { filePath: found.path, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
@@ -123,16 +125,33 @@ const storedPlaylist = (path: PlaybackPath, query: URLSearchParams): PlaybackTex
   });
 };
 
+// A playlist answered from memory is the same for every public request until the asset or the
+// playback ID goes away (the workers are told then), so the worker that forwarded it may keep it.
+const workerCacheable = (path: PlaybackPath): string[] | undefined => {
+  const target = peekPublicPlayback(path.playbackId);
+  if (!target || (path.kind !== 'multivariant' && path.kind !== 'rendition-playlist')) return undefined;
+  const kind = path.kind === 'multivariant' ? 'multivariant' : 'rendition';
+  return [CACHEABLE_HEADER, cacheableValue(kind, path.playbackId, target.assetId)];
+};
+
+const workerCacheableFile = (path: PlaybackPath): string[] | undefined => {
+  const target = peekPublicPlayback(path.playbackId);
+  return target ? [CACHEABLE_HEADER, cacheableValue('file', path.playbackId, target.assetId)] : undefined;
+};
+
 const answer = async (playback: PlaybackRequest, response: ServerResponse): Promise<void> => {
   try {
     const reply = await replyFor(playback);
+    const workerSendsFiles = workerTakesFiles(playback.request);
+    // A stored file of a public playback ID is the same for everyone: the worker may keep the answer.
+    const extraHeaders = workerSendsFiles ? workerCacheableFile(playback.path) : undefined;
     try {
-      await sendPlaybackReply(playback.request, response, reply);
+      await sendPlaybackReply(playback.request, response, reply, { workerSendsFiles, extraHeaders });
     } catch (error) {
       // Evicted between being found and being opened: look again (it is encoded anew if need be).
       if (!isMissingFile(error) || !('filePath' in reply) || playback.path.kind !== 'rendition-file') throw error;
       forgetMissingRenditionFile(reply.filePath);
-      await sendPlaybackReply(playback.request, response, await replyFor(playback));
+      await sendPlaybackReply(playback.request, response, await replyFor(playback), { workerSendsFiles });
     }
   } catch (error) {
     if (isApiError(error)) return sendPlaybackError(response, error);
@@ -162,7 +181,7 @@ export const servePlayback = (request: IncomingMessage, response: ServerResponse
   const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
   const stored = storedPlaylist(path, query);
   if (stored) {
-    sendTextReply(request, response, playlistReply(stored));
+    sendTextReply(request, response, playlistReply(stored), isFromPlaybackWorker(request) ? workerCacheable(path) : undefined);
     return true;
   }
   const viewer = () => {

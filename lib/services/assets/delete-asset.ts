@@ -28,7 +28,7 @@ export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<voi
       await recordWebhookEvent(tx, { type: 'video.asset.deleted', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
     }
   });
-  forgetAssetPlayback(assetId);
+  await forgetAssetPlayback(assetId);
   cancelAssetWork(assetId);
   await tellOtherNodes({ type: 'asset-deleted', assetId });
   segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, assetId));

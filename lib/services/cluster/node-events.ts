@@ -21,7 +21,7 @@ const state = () => processSingleton('node-event-bus', () => ({ bus: null as Nod
 export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
   switch (event.type) {
     case 'asset-deleted': {
-      forgetAssetPlayback(event.assetId);
+      await forgetAssetPlayback(event.assetId);
       cancelAssetWork(event.assetId);
       segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, event.assetId));
       // After this node's own uploads of the asset settle, so none lands after the bucket was emptied.
@@ -30,7 +30,7 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
       return;
     }
     case 'playback-id-deleted':
-      forgetPlaybackId(event.playbackId);
+      await forgetPlaybackId(event.playbackId);
       return;
     case 'restriction-changed':
       forgetRestrictionRules(event.restrictionId);

@@ -40,7 +40,7 @@ export const markAssetErrored = async ({
     const errored = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
     await recordWebhookEvent(tx, { type: 'video.asset.errored', object: { type: 'asset', id: assetId }, data: serializeAsset(errored) });
   });
-  forgetAssetPlayback(assetId);
+  await forgetAssetPlayback(assetId);
   const sourcePath = sourceFilePath(getEnv().dataDir, assetId);
   await rm(sourcePath, { force: true });
   const key = objectKeyOf(getEnv().dataDir, sourcePath);

@@ -17,7 +17,7 @@ export const deletePlaybackId = async ({ assetId, playbackId }: { assetId: strin
     await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
     return true;
   });
-  forgetPlaybackId(playbackId);
+  await forgetPlaybackId(playbackId);
   if (deleted) await tellOtherNodes({ type: 'playback-id-deleted', playbackId });
   if (!deleted) throw notFound('Playback ID');
 };

@@ -115,3 +115,9 @@ export const storedMultivariantPlaylist = ({
   const text = peekRendered(known.key);
   return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };
+
+/**
+ * Whether the multivariant playlists answered from memory stay right for any number of new viewers:
+ * nothing waits for an encoder and no viewer's rung is being held, so no request would be steered.
+ */
+export const multivariantsSteadyForNewViewers = (now = Date.now()): boolean => !overCapacity() && encodeDemand().demand(now) === 0;

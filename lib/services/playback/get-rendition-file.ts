@@ -8,7 +8,8 @@ import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
 import { mediaSegmentPath } from '../../storage/asset-files';
 import { getEnv } from '../../env';
 import { knownPublicUrl, publicUrlInBucket } from '../storage/bucket-redirects';
-import { resolvePlayback, type Cacheability, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
+import type { PlaybackPlan } from './playback-plan';
+import { peekPublicPlayback, resolvePlayback, type Cacheability, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY, encodeDemand, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
 import { recordWatching } from './watched-assets';
@@ -20,6 +21,58 @@ export type RenditionFile = PlaybackFile | { redirectUrl: string; cacheability: 
 
 // GET /{PLAYBACK_ID}/{rendition}/init.mp4 and /{PLAYBACK_ID}/{rendition}/{n}.m4s: served from
 // storage, or encoded just in time on the first request.
+// What a request for a video segment tells, stored or not: the viewer's progress (and so its
+// deadline), what is watched, a rung switch, and the rendition cache's hit rate and recency.
+const noteVideoRequest = ({
+  client,
+  assetId,
+  plan,
+  rung,
+  index,
+  start,
+  now,
+}: {
+  client: string;
+  assetId: string;
+  plan: PlaybackPlan;
+  rung: Rung;
+  index: number;
+  start: number;
+  now: number;
+}) => {
+  const noted = viewerStreams().note({ clientKey: client, assetId, track: 'video', rung: rung.name, index, start, now });
+  recordWatching({ assetId, plan, rung: rung.name, viewer: noted.stream.id, now });
+  // A viewer that switched rungs no longer needs what was prefetched for it on the old one; on a
+  // small box that encode beside the switch's cold segment could double its time.
+  if (noted.switchedFrom !== null) releaseOtherRungPrefetches(noted.stream);
+  const stored = storedVideoSegment(assetId, rung, index);
+  // Rungs above 1080p are not in the rendition cache (see isEvictableSegment).
+  if (!rung.isBackground) recordSegmentCacheRequest(stored ? 'hit' : 'miss');
+  return { ...noted, stored };
+};
+
+/**
+ * A playback worker sent a stored file of a public playback ID from its own cache (see
+ * lib/http/edge/): noted here as if this process had answered it, so deadlines, what is watched,
+ * the rendition cache's recency and prefetching work alike.
+ */
+export const noteFileServedByWorker = ({ playbackId, rendition, file, client }: { playbackId: string; rendition: string; file: string; client: string }): void => {
+  const target = peekPublicPlayback(playbackId);
+  const index = Number(SEGMENT_FILE.exec(file)?.[1] ?? Number.NaN);
+  if (!target || !Number.isInteger(index)) return;
+  const { assetId, plan } = target;
+  const now = Date.now();
+  if (rendition === AUDIO_RENDITION && plan.audio) {
+    viewerStreams().note({ clientKey: client, assetId, track: 'audio', rung: AUDIO_RENDITION, index, start: index * AUDIO_SEGMENT_SECONDS, now });
+    return;
+  }
+  const rung = plan.rungs.find((candidate) => candidate.name === rendition);
+  const segment = plan.video?.segments[index];
+  if (!rung || !segment) return;
+  const { stream, stored } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
+  if (stored) prefetchFollowing({ assetId, plan, rung, index, stream });
+};
+
 export const getRenditionFile = async ({
   playbackId,
   rendition,
@@ -71,22 +124,7 @@ export const getRenditionFile = async ({
   const segment = plan.video.segments[index];
   if (!segment) throw notFound('Segment');
   const now = Date.now();
-  const { stream, deadline, switchedFrom, isNew } = viewerStreams().note({
-    clientKey: client,
-    assetId,
-    track: 'video',
-    rung: rung.name,
-    index,
-    start: segment.start,
-    now,
-  });
-  recordWatching({ assetId, plan, rung: rung.name, viewer: stream.id, now });
-  // A viewer that switched rungs no longer needs what was prefetched for it on the old one; on a
-  // small box that encode beside the switch's cold segment could double its time.
-  if (switchedFrom !== null) releaseOtherRungPrefetches(stream);
-  const stored = storedVideoSegment(assetId, rung, index);
-  // Rungs above 1080p are not in the rendition cache (see isEvictableSegment).
-  if (!rung.isBackground) recordSegmentCacheRequest(stored ? 'hit' : 'miss');
+  const { stream, deadline, isNew, stored } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
   if (stored) {
     prefetchFollowing({ assetId, plan, rung, index, stream });
     return answer(stored);

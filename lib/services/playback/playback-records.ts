@@ -1,3 +1,4 @@
+import { forgetAtPlaybackWorkers } from '../../coordination/playback-worker-caches';
 import { getDb } from '../../db/client';
 import { LookupCache } from '../../utils/lookup-cache';
 import { processSingleton } from '../../utils/process-singleton';
@@ -7,7 +8,8 @@ import type { PlaybackPlan } from './playback-plan';
 // a cached segment or playlist touches no database. Only playable (ready) assets are kept: an asset
 // still preparing is read again on each request, so it plays as soon as it turns ready. Whatever
 // makes a kept record wrong drops it here at once: deleting the asset or the playback ID, or the
-// asset erroring after it was ready.
+// asset erroring after it was ready. The playback workers' copies of public playlists are dropped
+// with it, before the returned promise resolves.
 
 export type PlaybackRecord = {
   playbackId: string;
@@ -49,6 +51,12 @@ export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord |
 /** The record when it is already in memory (a playable asset looked up recently), else undefined. */
 export const peekPlaybackRecord = (playbackId: string): PlaybackRecord | undefined => records().peek(playbackId);
 
-export const forgetPlaybackId = (playbackId: string): void => records().forget(playbackId);
+export const forgetPlaybackId = (playbackId: string): Promise<void> => {
+  records().forget(playbackId);
+  return forgetAtPlaybackWorkers({ playbackId });
+};
 
-export const forgetAssetPlayback = (assetId: string): void => records().forgetWhere((record) => record.assetId === assetId);
+export const forgetAssetPlayback = (assetId: string): Promise<void> => {
+  records().forgetWhere((record) => record.assetId === assetId);
+  return forgetAtPlaybackWorkers({ assetId });
+};
