@@ -1,6 +1,7 @@
 import type { KeyframeServer } from './keyframe-server';
 import { median, sleep } from './stats';
-import { findServerProcess, statusMB } from './upload-throughput';
+import { descendantPids } from './processes';
+import { commandLine, findServerProcess, statusMB } from './upload-throughput';
 
 // The server's resident memory at rest: started, answered /api/health, then left alone for a few
 // seconds (start-up garbage collected, timers settled) and sampled before it has done any work.
@@ -22,6 +23,8 @@ export type IdleMemory = {
   rssMB: number | null;
   anonMB: number | null;
   hwmMB: number | null;
+  /** The playback workers beside the server (PLAYBACK_WORKERS), each with its VmRSS. */
+  playbackWorkers: Array<{ pid: number; rssMB: number | null }>;
   previous: typeof PREVIOUS_IDLE_RSS;
 };
 
@@ -43,6 +46,9 @@ export const measureIdleMemory = async (server: KeyframeServer, { settleMs = 5_0
     rssMB: median(known(taken.map((sample) => sample.rssMB))),
     anonMB: median(known(taken.map((sample) => sample.anonMB))),
     hwmMB: statusMB(process.pid, 'VmHWM'),
+    playbackWorkers: descendantPids(process.pid)
+      .filter((pid) => commandLine(pid).includes('playback-worker'))
+      .map((pid) => ({ pid, rssMB: statusMB(pid, 'VmRSS') })),
     previous: PREVIOUS_IDLE_RSS,
   };
 };

@@ -214,6 +214,14 @@ export const renderMarkdown = (results: BenchResults): string => {
       ),
     );
     parts.push(`Server process ${value.pid} (${value.identifiedBy}); VmRSS and RssAnon from /proc/<pid>/status.`);
+    const workers = value.playbackWorkers ?? [];
+    if (workers.length > 0) {
+      const total = workers.reduce((sum, worker) => sum + (worker.rssMB ?? 0), 0);
+      parts.push(
+        `Beside it, ${workers.length} playback worker(s) (PLAYBACK_WORKERS): ${workers.map((worker) => `${worker.rssMB} MB`).join(', ')} — ` +
+          `**${Math.round((value.rssMB ?? 0) + total)} MB** for the whole server (RSS counts shared pages once per process, so this overstates it).`,
+      );
+    }
   } else parts.push(outcomeNote(idle) ?? '');
 
   parts.push('## Segment 0: cold vs warm time to last byte');

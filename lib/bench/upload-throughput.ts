@@ -133,7 +133,7 @@ const holdsSocket = (pid: number, inodes: Set<string>): boolean => {
   }
 };
 
-const commandLine = (pid: number): string => {
+export const commandLine = (pid: number): string => {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ').slice(0, 300);
   } catch {
