@@ -50,6 +50,7 @@ const rawEnvSchema = z.object({
   // Processes in front of the app that answer cached playlists and send stored files (see
   // lib/server/playback-workers.ts); 0 serves everything from the one process.
   PLAYBACK_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(Math.min(os.availableParallelism(), 4))),
+  PLAYBACK_WORKER_MEMORY_CACHE_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(64 * 1024 ** 2)),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
   FILL_IDLE_ENCODERS: booleanFlag(true),
   WEBHOOK_RETRY_BASE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(3600).default(5)),
@@ -142,6 +143,8 @@ export type Env = {
   prefetchSegments: number;
   /** Playback worker processes holding the public port in front of this one; 0: none. */
   playbackWorkers: number;
+  /** Bytes of hot stored files each playback worker keeps in memory. */
+  playbackWorkerMemoryCacheBytes: number;
   // When no viewer needs the encoders, encode the rest of the ladders of watched assets.
   fillIdleEncoders: boolean;
   assetGetRate: { perSecond: number; burst: number };
@@ -257,6 +260,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     renditionCacheMaxBytes: raw.RENDITION_CACHE_MAX_BYTES,
     prefetchSegments: raw.PREFETCH_SEGMENTS,
     playbackWorkers: raw.PLAYBACK_WORKERS,
+    playbackWorkerMemoryCacheBytes: raw.PLAYBACK_WORKER_MEMORY_CACHE_BYTES,
     fillIdleEncoders: raw.FILL_IDLE_ENCODERS,
     assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
     webhookRetryBaseMs: Math.round(raw.WEBHOOK_RETRY_BASE_SECONDS * 1000),

@@ -76,6 +76,7 @@ const startAppServer = async (env: Env, log: Logger): Promise<AppServer> => {
   chmodSync(appSocketPath, 0o600);
   const playbackWorkers = await startPlaybackWorkers({
     count: env.playbackWorkers,
+    memoryCacheBytes: env.playbackWorkerMemoryCacheBytes,
     port: env.port,
     host: env.host,
     appSocketPath,

@@ -17,6 +17,7 @@ const settingsSchema = z.object({
   appSocketPath: z.string().min(1),
   cacheMaxBytes: z.number().int().positive(),
   cacheTtlMs: z.number().int().positive(),
+  memoryCacheBytes: z.number().int().min(0),
 });
 
 const TALLY_INTERVAL_MS = 1_000;
@@ -43,10 +44,11 @@ const main = () => {
     served = [];
   };
   const servedTimer = setInterval(reportServed, SERVED_REPORT_INTERVAL_MS);
-  const { handle, close } = createPlaybackWorkerHandler({
+  const { handle, forget, close } = createPlaybackWorkerHandler({
     appSocketPath: settings.appSocketPath,
     cache,
     tally,
+    memoryCacheBytes: settings.memoryCacheBytes,
     onServedFile: (file) => served.push(file),
     onError: report,
   });
@@ -83,7 +85,7 @@ const main = () => {
   process.on('message', (message: AppToWorker) => {
     switch (message.type) {
       case 'forget':
-        cache.forget(message.what);
+        forget(message.what);
         send({ type: 'forgot', id: message.id });
         return;
       case 'multivariants':

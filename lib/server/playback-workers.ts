@@ -29,6 +29,7 @@ const workerEntry = (): { exec: string; execArgv: string[] } => {
 
 export const startPlaybackWorkers = async ({
   count,
+  memoryCacheBytes,
   port,
   host,
   appSocketPath,
@@ -37,6 +38,8 @@ export const startPlaybackWorkers = async ({
   log,
 }: {
   count: number;
+  /** Bytes of hot stored files each worker keeps in memory. */
+  memoryCacheBytes: number;
   port: number;
   host: string;
   appSocketPath: string;
@@ -46,7 +49,7 @@ export const startPlaybackWorkers = async ({
   noteServedFiles: (files: ServedFile[]) => void;
   log: Logger;
 }): Promise<PlaybackWorkers> => {
-  const settings = JSON.stringify({ port, host, appSocketPath, cacheMaxBytes: 32 * 1024 * 1024, cacheTtlMs: 10_000 });
+  const settings = JSON.stringify({ port, host, appSocketPath, cacheMaxBytes: 32 * 1024 * 1024, cacheTtlMs: 10_000, memoryCacheBytes });
   cluster.setupPrimary({ ...workerEntry(), silent: false });
   const workers = new Set<Worker>();
   const pendingForgets = new Map<number, { waitingFor: Set<Worker>; done: () => void }>();

@@ -13,9 +13,11 @@ import {
   FILE_SIZE_HEADER,
   parseCacheable,
   TAKES_FILES_HEADER,
+  type EdgeForget,
   type ServedFile,
 } from './edge-protocol';
 import { forwardableHeaders, forwardToApp, sendBadGateway } from './forward-to-app';
+import { HotFileBodies } from './hot-file-bodies';
 import type { CachedFile, CachedPlaylist, WorkerAnswerCache } from './worker-answer-cache';
 
 // The request handler of a playback worker: one of the processes that hold the public port in
@@ -33,6 +35,8 @@ export type WorkerServerOptions = {
   appSocketPath: string;
   cache: WorkerAnswerCache;
   tally: HttpRequestTally;
+  /** Bytes of stored files kept in memory (0: every file is read from disk). */
+  memoryCacheBytes: number;
   /** A stored segment was answered from this worker's cache (the app is told in batches). */
   onServedFile: (served: ServedFile) => void;
   onError: (message: string, error: unknown) => void;
@@ -65,9 +69,13 @@ const sendCachedPlaylist = (request: IncomingMessage, response: ServerResponse, 
   return 200;
 };
 
-export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, onServedFile, onError }: WorkerServerOptions) => {
+// A 4 s 1080p segment is ~2 MB; anything much larger (an MP4 download) streams from disk.
+const MAX_FILE_IN_MEMORY_BYTES = 8 * 1024 * 1024;
+
+export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, memoryCacheBytes, onServedFile, onError }: WorkerServerOptions) => {
   const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
   const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
+  const bodies = new HotFileBodies({ maxBytes: memoryCacheBytes, maxFileBytes: MAX_FILE_IN_MEMORY_BYTES });
 
   const openOrNull = async (filePath: string) => {
     try {
@@ -78,9 +86,17 @@ export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, onSer
     }
   };
 
-  const sendOpened = async (response: ServerResponse, opened: NonNullable<Awaited<ReturnType<typeof openOrNull>>>, start: number, end: number) => {
+  const sendOpened = async (
+    response: ServerResponse,
+    filePath: string,
+    opened: NonNullable<Awaited<ReturnType<typeof openOrNull>>>,
+    start: number,
+    end: number,
+  ) => {
     try {
-      await sendFileRange(opened.file.fd, start, end, response);
+      const { size } = opened.file.stats;
+      if (bodies.holds(size)) response.end((await bodies.body(filePath, opened.file.fd, size)).subarray(start, end + 1));
+      else await sendFileRange(opened.file.fd, start, end, response);
     } catch (error) {
       onError('sending a stored file failed', error);
       response.destroy();
@@ -104,7 +120,7 @@ export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, onSer
     }
     const startedAt = performance.now();
     response.writeHead(plan.status, headersWithLength(plan));
-    if (plan.span && opened) await sendOpened(response, opened, plan.span.start, plan.span.end);
+    if (plan.span && opened) await sendOpened(response, entry.filePath, opened, plan.span.start, plan.span.end);
     else response.end();
     tally.record(routeOf(path), plan.status, (performance.now() - startedAt) / 1000);
   };
@@ -129,7 +145,7 @@ export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, onSer
     }
     const withRange = upstream.statusCode === 206 ? [...headers, 'content-range', headerValue(upstream, 'content-range') ?? ''] : headers;
     response.writeHead(upstream.statusCode ?? 200, [...withRange, 'content-length', String(end - start + 1)]);
-    await sendOpened(response, opened, start, end);
+    await sendOpened(response, filePath, opened, start, end);
   };
 
   // Buffers a cacheable playlist (small), keeps it and sends it.
@@ -199,5 +215,10 @@ export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, onSer
     forward(request, response, path);
   };
 
-  return { handle, close: () => agent.destroy() };
+  /** Drops what the worker keeps of a playback ID or an asset (the app deleted it). */
+  const forget = (what: EdgeForget) => {
+    for (const entry of cache.forget(what)) if (entry.kind === 'file') bodies.forget(entry.filePath);
+  };
+
+  return { handle, forget, close: () => agent.destroy() };
 };

@@ -70,14 +70,15 @@ export class WorkerAnswerCache {
     this.entries.delete(url);
   }
 
-  forget(what: EdgeForget): number {
+  /** Drops every entry of the playback ID or asset; returns what was dropped. */
+  forget(what: EdgeForget): CachedAnswer[] {
     this.generation++;
     const matches = 'playbackId' in what ? (entry: CachedAnswer) => entry.playbackId === what.playbackId : (entry: CachedAnswer) => entry.assetId === what.assetId;
-    let dropped = 0;
+    const dropped: CachedAnswer[] = [];
     for (const [url, entry] of this.entries.entries()) {
       if (!matches(entry)) continue;
       this.entries.delete(url);
-      dropped++;
+      dropped.push(entry);
     }
     return dropped;
   }
