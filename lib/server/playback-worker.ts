@@ -1,5 +1,4 @@
 import http from 'node:http';
-import { z } from 'zod';
 import type { AppToWorker, ServedFile, WorkerToApp } from '../http/edge/edge-protocol';
 import { createPlaybackWorkerHandler } from '../http/edge/playback-worker-server';
 import { WorkerAnswerCache } from '../http/edge/worker-answer-cache';
@@ -11,14 +10,26 @@ import { HttpRequestTally } from '../metrics/http-request-tally';
 // come from the app, not from the operator's environment. It ends when told to, on SIGTERM, or when
 // the app is gone (its IPC channel closes).
 
-const settingsSchema = z.object({
-  port: z.number().int(),
-  host: z.string(),
-  appSocketPath: z.string().min(1),
-  cacheMaxBytes: z.number().int().positive(),
-  cacheTtlMs: z.number().int().positive(),
-  memoryCacheBytes: z.number().int().min(0),
-});
+type WorkerSettings = { port: number; host: string; appSocketPath: string; cacheMaxBytes: number; cacheTtlMs: number; memoryCacheBytes: number };
+
+// Written by the app (lib/server/playback-workers.ts), not by an operator; checked by hand rather
+// than with zod, whose import alone costs each worker ~13 MB of resident memory.
+const readSettings = (raw: string | undefined): WorkerSettings => {
+  const parsed = JSON.parse(raw ?? 'null') as Partial<WorkerSettings> | null;
+  const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+  if (
+    !parsed ||
+    !isCount(parsed.port) ||
+    typeof parsed.host !== 'string' ||
+    typeof parsed.appSocketPath !== 'string' ||
+    !isCount(parsed.cacheMaxBytes) ||
+    !isCount(parsed.cacheTtlMs) ||
+    !isCount(parsed.memoryCacheBytes)
+  ) {
+    throw new Error('KEYFRAME_PLAYBACK_WORKER is not a valid settings object (this process is started by the Keyframe server)');
+  }
+  return parsed as WorkerSettings;
+};
 
 const TALLY_INTERVAL_MS = 1_000;
 // Soon enough that the app's prefetch of a viewer's next segment starts about when it would have.
@@ -30,7 +41,7 @@ const send = (message: WorkerToApp) => {
 };
 
 const main = () => {
-  const settings = settingsSchema.parse(JSON.parse(process.env.KEYFRAME_PLAYBACK_WORKER ?? 'null'));
+  const settings = readSettings(process.env.KEYFRAME_PLAYBACK_WORKER);
   const cache = new WorkerAnswerCache({ maxBytes: settings.cacheMaxBytes, ttlMs: settings.cacheTtlMs });
   const tally = new HttpRequestTally();
   const report = (message: string, error: unknown) => {
