@@ -120,7 +120,9 @@ export class KeyframeCluster {
         port,
         ready: options.ready,
         startTimeoutMs: options.startTimeoutMs,
-        env: { ...KeyframeCluster.nodeEnv(state, proxy.baseUrl), KEYFRAME_ROLE: role, ...overrides },
+        // The app nodes run playback workers in front (opt-in, see README Delivery), so one e2e
+        // run covers that serving path; the default run covers the single process.
+        env: { ...KeyframeCluster.nodeEnv(state, proxy.baseUrl), KEYFRAME_ROLE: role, PLAYBACK_WORKERS: '2', ...overrides },
       });
     // Nodes start together: every role applies migrations under PostgreSQL's advisory lock.
     const starts = [
