@@ -1,3 +1,4 @@
+import type { PlaybackWorkerForget } from '../../coordination/playback-worker-caches';
 import type { TallySnapshot } from '../../metrics/http-request-tally';
 
 // How the playback workers (lib/server/playback-worker.ts) and the app process behind them talk:
@@ -34,7 +35,7 @@ export const parseCacheable = (value: string): { kind: CacheableKind; playbackId
 };
 
 /** What a worker must stop answering by itself. */
-export type EdgeForget = { playbackId: string } | { assetId: string };
+export type EdgeForget = PlaybackWorkerForget;
 
 
 export type AppToWorker =

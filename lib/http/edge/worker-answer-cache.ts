@@ -86,8 +86,4 @@ export class WorkerAnswerCache {
   allowMultivariants(allowed: boolean): void {
     this.multivariantsAllowed = allowed;
   }
-
-  get size(): number {
-    return this.entries.size;
-  }
 }

@@ -22,7 +22,6 @@ export type PlaybackReply = {
 
 const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
 
-
 // Strong validators that every node gives alike: a file is only ever published whole (temp file +
 // rename), and every encode of it yields the same bytes (encodes are deterministic, checked by
 // e2e/playback/deterministic-encodes.spec.ts), so its name below DATA_DIR and its size identify its

@@ -125,33 +125,28 @@ const storedPlaylist = (path: PlaybackPath, query: URLSearchParams): PlaybackTex
   });
 };
 
-// A playlist answered from memory is the same for every public request until the asset or the
-// playback ID goes away (the workers are told then), so the worker that forwarded it may keep it.
+// A playlist answered from memory, or a stored file, of a public playback ID is the same for
+// every request until the asset or the playback ID goes away (the workers are told then), so the
+// worker that forwarded it may keep it.
 const workerCacheable = (path: PlaybackPath): string[] | undefined => {
   const target = peekPublicPlayback(path.playbackId);
-  if (!target || (path.kind !== 'multivariant' && path.kind !== 'rendition-playlist')) return undefined;
-  const kind = path.kind === 'multivariant' ? 'multivariant' : 'rendition';
+  if (!target) return undefined;
+  const kind = path.kind === 'multivariant' ? 'multivariant' : path.kind === 'rendition-playlist' ? 'rendition' : 'file';
   return [CACHEABLE_HEADER, cacheableValue(kind, path.playbackId, target.assetId)];
-};
-
-const workerCacheableFile = (path: PlaybackPath): string[] | undefined => {
-  const target = peekPublicPlayback(path.playbackId);
-  return target ? [CACHEABLE_HEADER, cacheableValue('file', path.playbackId, target.assetId)] : undefined;
 };
 
 const answer = async (playback: PlaybackRequest, response: ServerResponse): Promise<void> => {
   try {
     const reply = await replyFor(playback);
     const workerSendsFiles = workerTakesFiles(playback.request);
-    // A stored file of a public playback ID is the same for everyone: the worker may keep the answer.
-    const extraHeaders = workerSendsFiles ? workerCacheableFile(playback.path) : undefined;
+    const extraHeaders = workerSendsFiles ? workerCacheable(playback.path) : undefined;
     try {
       await sendPlaybackReply(playback.request, response, reply, { workerSendsFiles, extraHeaders });
     } catch (error) {
       // Evicted between being found and being opened: look again (it is encoded anew if need be).
       if (!isMissingFile(error) || !('filePath' in reply) || playback.path.kind !== 'rendition-file') throw error;
       forgetMissingRenditionFile(reply.filePath);
-      await sendPlaybackReply(playback.request, response, await replyFor(playback), { workerSendsFiles });
+      await sendPlaybackReply(playback.request, response, await replyFor(playback), { workerSendsFiles, extraHeaders });
     }
   } catch (error) {
     if (isApiError(error)) return sendPlaybackError(response, error);

@@ -21,6 +21,10 @@ export type RenditionFile = PlaybackFile | { redirectUrl: string; cacheability: 
 
 // GET /{PLAYBACK_ID}/{rendition}/init.mp4 and /{PLAYBACK_ID}/{rendition}/{n}.m4s: served from
 // storage, or encoded just in time on the first request.
+// A viewer's request for an audio segment: its progress, and so when its next one is due.
+const noteAudioRequest = ({ client, assetId, index, now }: { client: string; assetId: string; index: number; now: number }) =>
+  viewerStreams().note({ clientKey: client, assetId, track: 'audio', rung: AUDIO_RENDITION, index, start: index * AUDIO_SEGMENT_SECONDS, now });
+
 // What a request for a video segment tells, stored or not: the viewer's progress (and so its
 // deadline), what is watched, a rung switch, and the rendition cache's hit rate and recency.
 const noteVideoRequest = ({
@@ -63,7 +67,7 @@ export const noteFileServedByWorker = ({ playbackId, rendition, file, client }: 
   const { assetId, plan } = target;
   const now = Date.now();
   if (rendition === AUDIO_RENDITION && plan.audio) {
-    viewerStreams().note({ clientKey: client, assetId, track: 'audio', rung: AUDIO_RENDITION, index, start: index * AUDIO_SEGMENT_SECONDS, now });
+    noteAudioRequest({ client, assetId, index, now });
     return;
   }
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
@@ -108,11 +112,7 @@ export const getRenditionFile = async ({
   if (rendition === AUDIO_RENDITION && plan.audio) {
     if (index !== null && index >= plan.audio.segmentDurations.length + 1) throw notFound('Segment');
     const now = Date.now();
-    const deadline =
-      index === null
-        ? now
-        : viewerStreams().note({ clientKey: client, assetId, track: 'audio', rung: AUDIO_RENDITION, index, start: index * AUDIO_SEGMENT_SECONDS, now })
-            .deadline;
+    const deadline = index === null ? now : noteAudioRequest({ client, assetId, index, now }).deadline;
     const found = await waitForAudioFile({ assetId, plan, index, deadline });
     if (!found) throw notFound('Segment');
     return answer(found);
