@@ -1,16 +1,16 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Api } from '../support/api';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
 import { isCluster, KeyframeCluster, type EnvOverrides, type KeyframeProcess } from '../support/keyframe-server';
 import { parseMetrics, total } from '../support/metrics';
 import { loadMultivariant, multivariantUrl } from '../support/playback';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
+import { CHUNK_GRANULE_BYTES, createUpload, getUpload, putChunk, queryReceived, rangeAfter } from '../support/uploads';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // What only a scaled-out deployment can get wrong, on the cluster of cluster mode (two app nodes and
 // a worker on PostgreSQL + Redis + one bucket, behind a round-robin nginx: keyframe-cluster.ts).
-// Not here: a direct upload whose chunks alternate between nodes (uploads are node-local until
-// complete; the balancer hashes /upload/ on the URI so one upload's chunks reach one node).
 
 test.skip(!isCluster(), 'runs only on the cluster (npm run test:e2e:cluster)');
 
@@ -73,6 +73,48 @@ test('20 concurrent cold requests for one segment, alternating between the app n
   expect(new Set(responses.map((response) => response.body.toString('base64'))).size, 'identical bytes from both nodes').toBe(1);
   const [onA, onB] = [after[0] - before[0], after[1] - before[1]];
   expect(onA + onB, `encodes of ${variant.name} ${segmentPath}: app-a ${onA}, app-b ${onB}`).toBe(1);
+});
+
+test('an UpChunk-style upload whose chunks alternate between the app nodes completes intact; its shared parts are removed', async ({ fixtures }) => {
+  const nodes = await startCluster('cluster-alternating-chunks');
+  const api = new Api(nodes.baseUrl, await nodes.createToken());
+  const file = await readFile(fixtures.path('video720p'));
+  const total = file.length;
+  const chunkBytes = CHUNK_GRANULE_BYTES;
+  expect(total, 'the fixture must be long enough for four chunks').toBeGreaterThan(3 * chunkBytes);
+  const upload = await createUpload(api, { new_asset_settings: { playback_policies: ['public'] } });
+  const uploadUrl = new URL(upload.url as string);
+  const apps = nodes.apps as [KeyframeProcess, KeyframeProcess];
+  const urlOn = (node: KeyframeProcess) => node.url(`${uploadUrl.pathname}${uploadUrl.search}`);
+
+  let last = await queryReceived(urlOn(apps[1]), total);
+  for (let start = 0, n = 0; start < total; start += chunkBytes, n++) {
+    const node = apps[n % 2]!;
+    const end = Math.min(total, start + chunkBytes);
+    last = await putChunk(urlOn(node), file, start, end);
+    if (end < total) {
+      expect(last.status, `chunk ${n} on ${node.label}: ${last.describe}`).toBe(308);
+      expect(last.range, last.describe).toBe(rangeAfter(end));
+      // The other node knows how much is stored too (a client resuming after an error asks it).
+      const status = await queryReceived(urlOn(apps[(n + 1) % 2]!), total);
+      expect(status.range, `status on the other node after chunk ${n}: ${status.describe}`).toBe(rangeAfter(end));
+    }
+    if (n === 1) {
+      // A chunk re-sent to the other node (its answer was lost) changes nothing.
+      const again = await putChunk(urlOn(apps[0]), file, start, end);
+      expect(again.range, `chunk 1 re-sent: ${again.describe}`).toBe(rangeAfter(end));
+    }
+  }
+  expect(last.status, `last chunk: ${last.describe}`).toBe(200);
+
+  const uploaded = await getUpload(api, upload.id as string);
+  const asset = await api.waitForStatus(uploaded.asset_id as string, ['ready', 'errored'], 60_000);
+  expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
+  const source = await nodes.storedSource(asset.id as string);
+  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  expect(source && sha256(source), 'the stored source is byte-identical to the uploaded file').toBe(sha256(file));
+  const firstPart = `uploads/${upload.id}/parts/0-${chunkBytes - 1}`;
+  await expect.poll(async () => (await nodes.storedObject(firstPart)) === undefined, { timeout: 15_000, message: `${firstPart} is removed` }).toBe(true);
 });
 
 test('kill -9 of the worker mid-ingest: a second worker brings the asset to ready', async ({ fixtures, media }) => {

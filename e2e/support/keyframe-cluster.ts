@@ -288,6 +288,11 @@ export class KeyframeCluster {
     }
   }
 
+  /** An object of the cluster's bucket, or undefined when there is none under `key`. */
+  storedObject(key: string): Promise<Buffer | undefined> {
+    return readObject(this.state.s3, this.state.bucket, key);
+  }
+
   /**
    * The asset's stored source as the cluster keeps it: in the bucket, uploaded once the asset is
    * ready (readiness does not wait for it), so this waits up to `timeoutMs` for the object.
@@ -295,7 +300,7 @@ export class KeyframeCluster {
   async storedSource(assetId: string, timeoutMs = 30_000): Promise<Buffer | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const bytes = await readObject(this.state.s3, this.state.bucket, `assets/${assetId}/source`);
+      const bytes = await this.storedObject(`assets/${assetId}/source`);
       if (bytes || Date.now() > deadline) return bytes;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }

@@ -92,21 +92,13 @@ export const recommendedCacheConfig = ({ cacheDir, accessLog, upstream, listen, 
 /**
  * The load-balancer part of a cluster's configuration: the `http {}` contents the README's
  * "Scaling out" example shows. Plain round robin, nothing cached or buffered (a segment streams
- * while it is encoded, an upload chunk while it arrives), keep-alive to the nodes; `/upload/` is
- * hashed on the URI because a direct upload's chunks must all reach one node.
+ * while it is encoded, an upload chunk while it arrives), keep-alive to the nodes. The chunks of
+ * one direct upload go to whichever node is next, as everything else does.
  */
 export const roundRobinProxyConfig = ({ accessLog, upstreams, listen }: { accessLog: string; upstreams: string[]; listen: string }): string => `
     access_log ${accessLog};
 
     upstream keyframe {
-        ${upstreams.map((upstream) => `server ${upstream};`).join('\n        ')}
-        keepalive 16;
-    }
-
-    # Direct uploads are received on the disk of the node their chunks reach: all of one upload's
-    # chunks (one URI) must reach the same node.
-    upstream keyframe_uploads {
-        hash $request_uri consistent;
         ${upstreams.map((upstream) => `server ${upstream};`).join('\n        ')}
         keepalive 16;
     }
@@ -123,9 +115,6 @@ export const roundRobinProxyConfig = ({ accessLog, upstreams, listen }: { access
 
         location / {
             proxy_pass http://keyframe;
-        }
-        location /upload/ {
-            proxy_pass http://keyframe_uploads;
         }
     }
 `;

@@ -54,6 +54,37 @@ describe.skipIf(!redisReachable)('produceOnceAcrossNodes (Redis at 127.0.0.1:637
     expect(await redis.client.exists(`${redis.config.keyPrefix}:lock:asset/720p/3`)).toBe(0);
   });
 
+  test('waitForOtherNode: false at once when nobody produces; otherwise returns when the producer is done', async () => {
+    const redis = setUp();
+    const [a, b] = [node(redis), node(redis)];
+    const stored = new Set<string>();
+    const isAvailable = async () => stored.has('seg');
+    expect(await b.waitForOtherNode('asset/540p/1', { isAvailable })).toBe(false);
+
+    const producing = a.run('asset/540p/1', {
+      isAvailable,
+      produce: async () => {
+        await sleep(400);
+        stored.add('seg');
+      },
+    });
+    await sleep(50);
+    const startedAt = Date.now();
+    expect(await b.waitForOtherNode('asset/540p/1', { isAvailable })).toBe(true);
+    expect(stored.has('seg'), 'returned after the producer stored it').toBe(true);
+    expect(Date.now() - startedAt).toBeGreaterThan(200);
+    await producing;
+
+    const aborted = new AbortController();
+    const held = a.run('asset/540p/2', { isAvailable: async () => false, produce: async () => void (await sleep(2_000)) });
+    await sleep(50);
+    setTimeout(() => aborted.abort(), 100);
+    const waitStarted = Date.now();
+    expect(await b.waitForOtherNode('asset/540p/2', { isAvailable: async () => false, signal: aborted.signal })).toBe(true);
+    expect(Date.now() - waitStarted, 'an abort ends the wait').toBeLessThan(1_000);
+    await held;
+  });
+
   test('when the producer fails, a waiter on the other node takes over at once', async () => {
     const redis = setUp();
     const [a, b] = [node(redis), node(redis)];

@@ -18,6 +18,12 @@ export type ProduceOnce = {
    * in which case it waits for that node. Resolves once the result is available (or produced here).
    */
   run: (key: string, work: { isAvailable: () => Promise<boolean>; produce: () => Promise<void>; signal?: AbortSignal }) => Promise<void>;
+  /**
+   * Waits while another node produces `key` (until it is done, its lock runs out, or `signal`
+   * aborts), so a caller can wait without holding anything of its own, such as an encoder slot.
+   * False at once when nobody produces it.
+   */
+  waitForOtherNode: (key: string, work: { isAvailable: () => Promise<boolean>; signal?: AbortSignal }) => Promise<boolean>;
 };
 
 /** Within one process the callers already share one production (see video-segments.ts). */
@@ -25,6 +31,7 @@ export const produceLocally: ProduceOnce = {
   run: async (_key, { isAvailable, produce }) => {
     if (!(await isAvailable())) await produce();
   },
+  waitForOtherNode: async () => false,
 };
 
 const RENEW_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
@@ -121,6 +128,13 @@ export const produceOnceAcrossNodes = ({ config, commands, subscriber, lockMs = 
   };
 
   return {
+    waitForOtherNode: async (key, { isAvailable, signal }) => {
+      const lockKey = redisKey(config, 'lock', key);
+      // The common case, nobody holding it, costs one round trip and no subscription.
+      if ((await redis.pttl(lockKey)) < 0) return false;
+      await waitForHolder(lockKey, redisKey(config, 'done', key), isAvailable, signal);
+      return true;
+    },
     run: async (key, { isAvailable, produce, signal }) => {
       const lockKey = redisKey(config, 'lock', key);
       const doneChannel = redisKey(config, 'done', key);

@@ -25,6 +25,7 @@ import { noteFileServedByWorker } from '../services/playback/get-rendition-file'
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
 import { checkSharedStorage } from '../services/storage/check-shared-storage';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
+import { dropLeftoverUploadCopies } from '../services/uploads/shared-upload-parts';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
 import { startHealthListener } from './health-listener';
 import { startPlaybackWorkers, type PlaybackWorkers } from './playback-workers';
@@ -91,12 +92,14 @@ const startAppServer = async (env: Env, log: Logger): Promise<AppServer> => {
 
 // Deleting expired test assets and timing out uploads run on the nodes that work (the one process,
 // or each worker). They need no single owner: a delete or an expiry that another worker got to
-// first finds the row gone or changed and does nothing twice.
-const startMaintenance = (log: Logger): (() => void) => {
+// first finds the row gone or changed and does nothing twice. Nodes that receive uploads remove
+// their copies of uploads that ended on another node.
+const startMaintenance = (log: Logger, { works, receivesUploads }: { works: boolean; receivesUploads: boolean }): (() => void) => {
   const runMaintenance = () =>
     Promise.all([
-      deleteExpiredTestAssets().then((count) => count > 0 && log.info({ count }, 'deleted expired test assets')),
-      expireDueUploads().then((count) => count > 0 && log.info({ count }, 'direct uploads timed out')),
+      works && deleteExpiredTestAssets().then((count) => count > 0 && log.info({ count }, 'deleted expired test assets')),
+      works && expireDueUploads().then((count) => count > 0 && log.info({ count }, 'direct uploads timed out')),
+      receivesUploads && dropLeftoverUploadCopies().then((count) => count > 0 && log.info({ count }, 'removed copies of uploads that ended elsewhere')),
     ]).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'));
   void runMaintenance();
   const maintenance = setInterval(runMaintenance, MAINTENANCE_INTERVAL_MS);
@@ -150,7 +153,7 @@ const main = async () => {
   // Idle encoders fill in the ladders of the assets people watch (see fill-ladders.ts). What is
   // watched, and the rendition cache filled, are this node's: it runs where playback is served.
   const ladderFill = servesApp && env.fillIdleEncoders ? startLadderFill({ log: log.child({ component: 'ladder-fill' }) }) : null;
-  const stopMaintenance = works ? startMaintenance(log) : () => undefined;
+  const stopMaintenance = startMaintenance(log, { works, receivesUploads: servesApp });
 
   log.info({ url: env.baseUrl, port: env.port, dataDir: env.dataDir }, servesApp ? 'Keyframe is listening' : 'Keyframe worker is running');
 

@@ -35,8 +35,8 @@ export const createLocalDiskStore = ({ root }: { root: string }): LocalDiskObjec
     async put(key, body) {
       const target = pathOf(key);
       if (isBufferBody(body)) return publishFile(target, body);
-      if (path.resolve(body.file) === target) return;
-      await publishStream(target, createReadStream(body.file));
+      if (path.resolve(body.file) === target && !body.range) return;
+      await publishStream(target, createReadStream(body.file, body.range ?? {}));
     },
 
     async getToFile(key, localPath) {

@@ -61,6 +61,7 @@ describe.each(drivers)('%s object store', (kind) => {
     const file = path.join(scratch, 'input.bin');
     await writeFile(file, 'from a file');
     await objects.put(`${prefix}/source`, { file });
+    await objects.put(`${prefix}/part`, { file, range: { start: 5, end: 8 } });
 
     const info = await objects.stat(`${prefix}/hls/540p/3.m4s`);
     expect(info?.size).toBe(20);
@@ -70,6 +71,7 @@ describe.each(drivers)('%s object store', (kind) => {
     expect(await objects.getToFile(`${prefix}/hls/540p/3.m4s`, target)).toBe(true);
     expect(await readFile(target, 'utf8')).toBe('0123456789abcdefghij');
     expect(await text((await objects.createReadStream(`${prefix}/source`))!)).toBe('from a file');
+    expect(await text((await objects.createReadStream(`${prefix}/part`))!)).toBe('a fi');
     expect(await text((await objects.createReadStream(`${prefix}/hls/540p/3.m4s`, { start: 5, end: 9 }))!)).toBe('56789');
   });
 

@@ -10,8 +10,8 @@ export type StoredObjectInfo = { size: number; lastModified: Date };
 /** Inclusive byte offsets, as in an HTTP Range header. */
 export type ByteRange = { start: number; end: number };
 
-/** The bytes to store: in memory, or a local file (streamed, never read whole). */
-export type ObjectBody = Uint8Array | { file: string };
+/** The bytes to store: in memory, or a local file or a range of it (streamed, never read whole). */
+export type ObjectBody = Uint8Array | { file: string; range?: ByteRange };
 
 export type PutOptions = { contentType?: string };
 

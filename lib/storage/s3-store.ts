@@ -113,17 +113,17 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
         await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ...contentType }));
         return;
       }
-      const { size } = await stat(body.file);
+      const { range } = body;
+      const size = range ? range.end - range.start + 1 : (await stat(body.file)).size;
+      const read = () => createReadStream(body.file, range ?? {});
       if (size <= PART_SIZE) {
-        await client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(body.file), ContentLength: size, ...contentType }),
-        );
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: read(), ContentLength: size, ...contentType }));
         return;
       }
       // A multipart upload's object appears only when it is completed; a failed one is aborted.
       await new Upload({
         client,
-        params: { Bucket: bucket, Key: key, Body: createReadStream(body.file), ...contentType },
+        params: { Bucket: bucket, Key: key, Body: read(), ...contentType },
         partSize: PART_SIZE,
         queueSize: PARTS_IN_FLIGHT,
         leavePartsOnError: false,

@@ -127,12 +127,14 @@ const encodeAndStoreVideoSegment = async (request: SegmentRequest, attempt: Work
   );
 };
 
+const productionKey = (key: string): string => `segment:${key}`;
+
 // Encodes a segment unless it is stored, or being encoded by another node (then waits for that one).
 const encodeVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt, subject: EncodeSubject): Promise<void> => {
   const { assetId, rung, index } = request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   subject.encodedHere = false;
-  await segmentProduction().run(`segment:${encodeKey(assetId, rung.name, index)}`, {
+  await segmentProduction().run(productionKey(encodeKey(assetId, rung.name, index)), {
     isAvailable: () => isStoredHereOrShared(target),
     produce: () => {
       subject.encodedHere = true;
@@ -246,6 +248,12 @@ export const ensureVideoSegment = async (request: EncodeRequest): Promise<string
       continue;
     }
     const existing = inFlightEncodes().get(key);
+    // Another node encoding it is waited for here, not in an encoder slot this node's viewers need
+    // (a lock taken between this look and the slot is still waited for inside it).
+    if (!existing && (await segmentProduction().waitForOtherNode(productionKey(key), { isAvailable: () => isStoredHereOrShared(target), signal: viewer }))) {
+      if (viewer?.aborted) throw new Error(`the viewer of ${key} went away`);
+      continue;
+    }
     if (existing) join(existing, request);
     const flight = existing ?? startEncode(request, key);
     const release = viewer ? watchViewer(flight, viewer) : () => undefined;

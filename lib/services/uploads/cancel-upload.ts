@@ -1,9 +1,7 @@
-import { rm } from 'node:fs/promises';
 import { getDb } from '../../db/client';
-import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
-import { uploadDirectory } from '../../storage/upload-files';
 import { expireUploadIfDue } from './expire-uploads';
+import { dropUploadBytes } from './shared-upload-parts';
 import { findUploadOrThrow, recordUploadEvent, type StoredUpload } from './upload-record';
 
 // PUT /video/v1/uploads/{id}/cancel: only a `waiting` upload can be cancelled; its partial bytes
@@ -25,6 +23,6 @@ export const cancelUpload = async ({ uploadId }: { uploadId: string }): Promise<
   if (!cancelled) return cancelUpload({ uploadId }); // it changed under us; answer from its new state
   // A chunk being written right now finds the upload cancelled when it finishes and removes what
   // it wrote (see receive-upload-bytes.ts).
-  await rm(uploadDirectory(getEnv().dataDir, uploadId), { recursive: true, force: true });
+  await dropUploadBytes(uploadId);
   return cancelled;
 };

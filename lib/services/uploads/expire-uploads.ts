@@ -1,7 +1,5 @@
-import { rm } from 'node:fs/promises';
 import { getDb } from '../../db/client';
-import { getEnv } from '../../env';
-import { uploadDirectory } from '../../storage/upload-files';
+import { dropUploadBytes } from './shared-upload-parts';
 import type { StoredUpload } from './upload-record';
 
 // An upload that did not complete within its timeout becomes `timed_out` and its partial bytes are
@@ -11,7 +9,7 @@ export const expireUploadIfDue = async (upload: StoredUpload): Promise<StoredUpl
   if (upload.status !== 'waiting' || upload.expiresAt.getTime() > Date.now()) return upload;
   const db = getDb();
   const updated = await db.upload.updateMany({ where: { id: upload.id, status: 'waiting' }, data: { status: 'timed_out' } });
-  if (updated.count > 0) await rm(uploadDirectory(getEnv().dataDir, upload.id), { recursive: true, force: true });
+  if (updated.count > 0) await dropUploadBytes(upload.id);
   return db.upload.findUniqueOrThrow({ where: { id: upload.id } });
 };
 

@@ -1,15 +1,15 @@
 import { mkdir, open, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { rm } from 'node:fs/promises';
 import { checkUploadUrlToken } from '../../auth/upload-url-token';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { receivedRangeHeader, type UploadContentRange } from './upload-range';
-import { uploadDataPath, uploadDirectory } from '../../storage/upload-files';
+import { uploadDataPath } from '../../storage/upload-files';
 import { completeUpload } from './complete-upload';
 import { shareUploadedFile } from './share-uploaded-file';
 import { expireUploadIfDue } from './expire-uploads';
+import { catchUpFromSharedParts, dropLocalUploadCopy, dropSharedPartsInBackground, dropUploadBytes, shareAppendedPart } from './shared-upload-parts';
 import { uploadLock } from './upload-lock';
 import { findUploadOrThrow, recordUploadEvent, uploadUrlKey, type StoredUpload } from './upload-record';
 
@@ -48,7 +48,7 @@ const failUpload = async (upload: StoredUpload, message: string): Promise<void> 
     });
     if (updated.count > 0) await recordUploadEvent(tx, 'video.upload.errored', await tx.upload.findUniqueOrThrow({ where: { id: upload.id } }));
   });
-  await rm(uploadDirectory(getEnv().dataDir, upload.id), { recursive: true, force: true });
+  await dropUploadBytes(upload.id);
 };
 
 const tooLarge = async (upload: StoredUpload, bytes: number, maxBytes: number): Promise<never> => {
@@ -120,7 +120,8 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
       );
     }
 
-    let received = await fileSize(file);
+    // Chunks of one upload may have reached other nodes before this one (see shared-upload-parts.ts).
+    let received = contentRange ? await catchUpFromSharedParts(uploadId, file) : 0;
     if (contentRange?.kind === 'status') {
       if (received < contentRange.total) return { complete: false, received };
     } else if (contentRange?.kind === 'chunk') {
@@ -138,8 +139,13 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
         await truncate(file, received);
         throw new ApiError('invalid_parameters', `The body has more bytes than the Content-Range ${contentRange.start}-${contentRange.end} announces`);
       }
+      const before = received;
       received = await fileSize(file);
-      if (received < contentRange.total) return { complete: false, received };
+      if (received < contentRange.total) {
+        // Shared before the answer: the client sends the next chunk only after it, maybe to another node.
+        await shareAppendedPart(uploadId, file, before, received - 1);
+        return { complete: false, received };
+      }
     } else {
       // One request carries the whole file: start from nothing, whatever an earlier attempt left.
       await mkdir(path.dirname(file), { recursive: true });
@@ -158,11 +164,18 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
 
     const outcome = await completeUpload({ uploadId });
     if (!outcome.completed) {
+      const ended = await findUploadOrThrow(db, uploadId);
+      // Another node stored the same last chunk first (a client retrying elsewhere): its asset is this one's.
+      if (ended.status === 'asset_created') {
+        await dropLocalUploadCopy(uploadId);
+        return { complete: true, received };
+      }
       // Cancelled or timed out while the bytes were arriving.
-      await rm(uploadDirectory(env.dataDir, uploadId), { recursive: true, force: true });
-      throw new ApiError('gone', describeEnd(await findUploadOrThrow(db, uploadId)));
+      await dropUploadBytes(uploadId);
+      throw new ApiError('gone', describeEnd(ended));
     }
     shareUploadedFile({ uploadId, assetId: outcome.assetId });
+    dropSharedPartsInBackground(uploadId);
     return { complete: true, received };
   });
 };
