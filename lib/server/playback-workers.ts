@@ -24,7 +24,7 @@ export type PlaybackWorkers = { stop: () => Promise<void> };
 const workerEntry = (): { exec: string; execArgv: string[] } => {
   const here = fileURLToPath(import.meta.url);
   if (here.endsWith('.ts')) return { exec: path.join(path.dirname(here), 'playback-worker.ts'), execArgv: ['--import', 'tsx'] };
-  return { exec: path.join(path.dirname(here), 'playback-worker.mjs'), execArgv: ['--max-semi-space-size=2', '--enable-source-maps'] };
+  return { exec: path.join(path.dirname(here), 'playback-worker.mjs'), execArgv: ['--max-semi-space-size=2'] };
 };
 
 export const startPlaybackWorkers = async ({

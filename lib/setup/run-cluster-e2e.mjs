@@ -4,7 +4,7 @@
 // PostgreSQL (127.0.0.1:5432) and Redis (127.0.0.1:6379) CI machines run: a machine without them
 // skips it, saying so, so `npm test` still passes on a fresh machine.
 //
-//   npm run test:e2e:cluster                       # the api project
+//   npm run test:e2e:cluster                       # the api and playback projects
 //   npm run test:e2e:cluster -- --project playback # any playwright arguments instead
 import { spawnSync } from 'node:child_process';
 import { portAnswers } from './port-answers.mjs';
@@ -24,7 +24,7 @@ for (const service of SERVICES) {
 }
 const requested = process.argv.slice(2);
 const startedAt = Date.now();
-const run = spawnSync('npx', ['playwright', 'test', '-c', 'e2e', ...(requested.length > 0 ? requested : ['--project', 'api'])], {
+const run = spawnSync('npx', ['playwright', 'test', '-c', 'e2e', ...(requested.length > 0 ? requested : ['--project', 'api', '--project', 'playback'])], {
   stdio: 'inherit',
   env: { ...process.env, E2E_CLUSTER: '1' },
 });

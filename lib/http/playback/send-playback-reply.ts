@@ -18,7 +18,7 @@ import { PLAYBACK_CORS_HEADERS } from './playback-headers';
 export type PlaybackReply = {
   contentType: string;
   cacheControl: string;
-} & ({ filePath: string } | { text: string; lastModified: Date } | { redirectUrl: string });
+} & ({ filePath: string; lastModified: Date } | { text: string; lastModified: Date } | { redirectUrl: string });
 
 const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
 
@@ -139,7 +139,7 @@ export const sendPlaybackReply = async (
   const { file, release } = await openFiles.acquire(reply.filePath);
   try {
     const { stats } = file;
-    const representation = { size: stats.size, etag: fileEtag(reply.filePath, stats.size), lastModified: stats.mtime };
+    const representation = { size: stats.size, etag: fileEtag(reply.filePath, stats.size), lastModified: reply.lastModified };
     const span = writeHead(request, response, reply, representation, {
       datesValidate: true,
       extraHeaders,

@@ -59,7 +59,7 @@ const playlistReply = (playlist: PlaybackText) => ({
 
 const imageReply = (image: ImageFile | StoryboardText): PlaybackReply => {
   const contentType = CONTENT_TYPES[image.format];
-  if ('path' in image) return { filePath: image.path, contentType, cacheControl: immutableCacheControl(image.cacheability) };
+  if ('path' in image) return { filePath: image.path, lastModified: image.lastModified, contentType, cacheControl: immutableCacheControl(image.cacheability) };
   return { text: image.text, lastModified: image.lastModified, contentType, cacheControl: storyboardTextCacheControl(image.cacheability) };
 };
 
@@ -86,7 +86,7 @@ const renditionFileReply = async (playback: PlaybackRequest, rendition: string, 
   const client = `${clientAddressOf(request) ?? ''} ${request.headers['user-agent'] ?? ''}`;
   const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), client, viewer: playback.viewer });
   if ('redirectUrl' in found) return { redirectUrl: found.redirectUrl, contentType: CONTENT_TYPES.mp4, cacheControl: redirectCacheControl(found.cacheability) };
-  return { filePath: found.path, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
+  return { filePath: found.path, lastModified: found.lastModified, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
 };
 
 const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {

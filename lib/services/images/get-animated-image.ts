@@ -45,5 +45,5 @@ export const getAnimatedImage = async ({
       return image;
     },
   });
-  return { path, format, cacheability: target.cacheability };
+  return { path, format, cacheability: target.cacheability, lastModified: target.readyAt };
 };

@@ -49,12 +49,12 @@ export const getStoryboardImage = async ({
 }): Promise<ImageFile> => {
   const storyboard = await resolveStoryboard({ playbackId, query, access });
   const master = await ensureMasterSprite(storyboard);
-  const { cacheability } = storyboard.target;
-  if (format === MASTER_FORMAT) return { path: master, format, cacheability };
+  const { cacheability, readyAt: lastModified } = storyboard.target;
+  if (format === MASTER_FORMAT) return { path: master, format, cacheability, lastModified };
   const path = await ensureImageFile({
     assetId: storyboard.target.assetId,
     fileName: spriteFileName(storyboard.layout, format),
     generate: async () => encodeStill(await readFile(master), format),
   });
-  return { path, format, cacheability };
+  return { path, format, cacheability, lastModified };
 };

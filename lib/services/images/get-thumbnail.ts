@@ -38,5 +38,5 @@ export const getThumbnail = async ({
       return renderThumbnail({ frame, frameSize: source.display, recipe, format });
     },
   });
-  return { path, format, cacheability: target.cacheability };
+  return { path, format, cacheability: target.cacheability, lastModified: target.readyAt };
 };

@@ -96,13 +96,13 @@ export const getRenditionFile = async ({
   // a segment has to be encoded, since a stored one is answered at once.
   viewer?: () => AbortSignal;
 }): Promise<RenditionFile> => {
-  const { assetId, plan, cacheability, signed } = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, cacheability, signed, readyAt } = await resolvePlayback({ playbackId, access });
   // Files of public playback IDs may be fetched from the bucket's public URL once they are in it;
   // signed ones are always answered here, where their token is checked.
   const redirectable = !signed && cacheability.scope === 'public';
   const answer = (path: string): RenditionFile => {
     const redirectUrl = redirectable ? knownPublicUrl(path) : null;
-    return redirectUrl ? { redirectUrl, cacheability } : { path, cacheability };
+    return redirectUrl ? { redirectUrl, cacheability } : { path, cacheability, lastModified: readyAt };
   };
   const isInit = file === 'init.mp4';
   const segmentMatch = SEGMENT_FILE.exec(file);
@@ -155,7 +155,7 @@ export const getRenditionFile = async ({
     // A viewer still waiting for admission gets what it asks for when an encoder is free, no more.
     if (admitted) prefetchFollowing({ assetId, plan, rung, index, stream });
     // The viewer waited for this node's encode: the bytes are here, a redirect would only add a trip.
-    return { path: found, cacheability };
+    return { path: found, cacheability, lastModified: readyAt };
   } catch (error) {
     if (error instanceof ApiError) throw error;
     // Nobody is listening for the answer, and the encode was stopped on purpose.

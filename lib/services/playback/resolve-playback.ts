@@ -27,7 +27,9 @@ export type PlaybackAccess = {
 export type Cacheability = { scope: 'public' | 'private'; expiresAt: number | null };
 
 // What playback services hand to the HTTP layer: a stored file, or text made from the plan.
-export type PlaybackFile = { path: string; cacheability: Cacheability };
+// Files are the same on every node (encodes are deterministic), and so is their date: the asset's
+// ready time, not a node's file time, so validators agree whichever node answers.
+export type PlaybackFile = { path: string; cacheability: Cacheability; lastModified: Date };
 // `momentary`: the text reflects the encoders' load right now (a ladder cut down to what can be
 // encoded in time), so nothing may keep it.
 export type PlaybackText = { text: string; cacheability: Cacheability; lastModified: Date; momentary?: boolean };
