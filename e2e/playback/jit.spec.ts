@@ -330,6 +330,32 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
       await watch.stop();
     }
   });
+
+  test('a prefetch asked for by several requests of one viewer is not started again once the switch dropped it', async () => {
+  test.skip(isCluster(), 'watches the ffmpeg children of the one server process (/proc); a cluster spreads them over three nodes');
+    // Segment index + 3 of the rung left is in the prefetch window of segments index, index + 1 and
+    // index + 2: several callers share its encode. Dropping it must not make one of them start it
+    // over (that encode then ran beside the cold segment of the rung the viewer switched to).
+    const from = await loadRendition(server, asset, '540p');
+    const to = await loadRendition(server, asset, '720p');
+    const index = 5;
+    const leftIndex = index + 3;
+    const leftStart = segmentStart(from.playlist, leftIndex);
+    const isPrefetch = (entry: ProcessEntry) => encoderFor(asset.assetId, from.width)(entry) && Math.abs(seekOf(entry) - leftStart) < 1;
+    const watch = watchProcesses(server.pid, isPrefetch, { intervalMs: 10 });
+    try {
+      for (let asked = index; asked < leftIndex; asked++) expect((await httpGet(from.playlist.segments[asked]!.url)).status).toBe(200);
+      const deadline = Date.now() + 10_000;
+      while (watch.seen.size === 0 && Date.now() < deadline) await sleep(10);
+      expect(watch.seen.size, `the prefetch of ${from.name} segment ${leftIndex} started`).toBe(1);
+
+      expect((await httpGet(to.playlist.segments[leftIndex]!.url)).status).toBe(200);
+      await sleep(3_000);
+      expect([...watch.seen.values()].map((entry) => entry.pid), `encodes of ${from.name} segment ${leftIndex}: the one dropped, none after it`).toHaveLength(1);
+    } finally {
+      await watch.stop();
+    }
+  });
 });
 
 test.describe('background rungs yield the CPU', () => {

@@ -262,8 +262,10 @@ export const ensureVideoSegment = async (request: EncodeRequest): Promise<string
     } catch (error) {
       if (viewer?.aborted) throw error;
       // An encode we merely joined, dropped because the others who wanted it went away, is not
-      // our failure: try again ourselves.
-      if (flight !== existing || !flight.dropped) throw error;
+      // our failure: a viewer waiting for it tries again itself. A prefetch does not: a prefetch is
+      // only dropped once no stream expects it, its own included, and starting it again took CPU
+      // from the rung the viewer had just switched to.
+      if (flight !== existing || !flight.dropped || request.priority === ENCODE_PRIORITY.prefetch) throw error;
     } finally {
       release();
     }
