@@ -17,6 +17,7 @@ import type { ScheduledWork, WorkAttempt } from '../../utils/deadline-scheduler'
 import { sourceInput } from '../ingest/source-input';
 import { isMarkerStored, isStoredHereOrShared, shareFile, sharedStore } from '../storage/shared-storage';
 import { processSingleton } from '../../utils/process-singleton';
+import { forgetAudioSegmentsWanted, noteAudioSegmentWanted, paceAudioEncode, type AudioPacer } from './audio-pacing';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from '../../storage/atomic-file';
@@ -65,12 +66,27 @@ const runAudioEncode = async (assetId: string, plan: PlaybackPlan, progress: Eve
   const audio = plan.audio;
   if (!audio) throw new Error('the asset has no audio track');
   const startedAt = performance.now();
-  await withAssetCancellation(assetId, attempt.signal, (signal) => encodeAndPublish(assetId, audio.duration, progress, signal, attempt.background));
-  // A nice-19 run's time says how busy the machine was, not what the track costs.
-  if (!attempt.background) recordEncodeCost({ rung: AUDIO_RENDITION, wallSeconds: (performance.now() - startedAt) / 1000, mediaSeconds: audio.duration });
+  const { pausedMs } = await withAssetCancellation(assetId, attempt.signal, (signal) =>
+    encodeAndPublish(assetId, audio.duration, progress, signal, attempt.background),
+  );
+  forgetAudioSegmentsWanted(assetId);
+  // A nice-19 run's time says how busy the machine was, not what the track costs; paused time is no cost.
+  const wallSeconds = (performance.now() - startedAt - pausedMs) / 1000;
+  if (!attempt.background) recordEncodeCost({ rung: AUDIO_RENDITION, wallSeconds, mediaSeconds: audio.duration });
 };
 
-const encodeAndPublish = async (assetId: string, duration: number, progress: EventEmitter, signal: AbortSignal, background: boolean) => {
+const videoWorkPending = (): boolean => {
+  const { queued, running } = encoderScheduler().countByKind();
+  return (['onDemand', 'prefetch'] as const).some((kind) => (queued.get(kind) ?? 0) + (running.get(kind) ?? 0) > 0);
+};
+
+const encodeAndPublish = async (
+  assetId: string,
+  duration: number,
+  progress: EventEmitter,
+  signal: AbortSignal,
+  background: boolean,
+): Promise<{ pausedMs: number }> => {
   const env = getEnv();
   let written = Promise.resolve();
   let segments = 0;
@@ -103,14 +119,24 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
       );
     },
   });
+  // A run at nice 19 already gives way to everything; one a viewer waits for is paced.
+  let pacer: AudioPacer | undefined;
+  const checkPace = () => pacer?.check();
+  progress.on('wanted', checkPace);
   const result = await runProcess({
     command: env.ffmpegPath,
     args: buildAudioTrackArgs({ inputPath: await sourceInput(assetId), durationSeconds: duration }),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
     background,
+    onSpawn: (pid) => {
+      if (!background) pacer = paceAudioEncode({ assetId, pid, written: () => segments, videoWorkPending });
+    },
     onStdout: (chunk) => splitter.push(chunk),
+  }).finally(() => {
+    progress.off('wanted', checkPace);
   });
+  const pausedMs = pacer?.stop() ?? 0;
   await written;
   if (signal.aborted) throw new Error(`the audio encode of asset ${assetId} was stopped`);
   if (result.exitCode !== 0) {
@@ -123,6 +149,7 @@ const encodeAndPublish = async (assetId: string, duration: number, progress: Eve
   // With S3, a node that finds the marker in the bucket must find every segment there too;
   // without it, other nodes encode the track themselves.
   if (sharing && (await Promise.all(uploads)).every(Boolean)) await shareFile(markerPath, marker);
+  return { pausedMs };
 };
 
 // Starts the audio encode unless it is complete or already running (or queued) in this process.
@@ -193,10 +220,12 @@ export const waitForAudioFile = async ({
     index === null
       ? initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION)
       : mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index);
+  if (index !== null) noteAudioSegmentWanted(assetId, index);
   if (await isStoredHereOrShared(target)) return target;
   const askedAt = Date.now();
   const encode = await ensureAudioEncoding({ assetId, plan, deadline: deadline ?? askedAt });
   if (!encode) return (await isStoredHereOrShared(target)) ? target : null;
+  encode.progress.emit('wanted');
   await new Promise<void>((resolve) => {
     const finish = () => {
       clearTimeout(timer);
