@@ -50,7 +50,7 @@ const rawEnvSchema = z.object({
   // Processes in front of the app that answer cached playlists and send stored files (see
   // lib/server/playback-workers.ts); 0 serves everything from the one process. Off by default
   // until cold playback with them is understood (README, Delivery).
-  PLAYBACK_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(0)),
+  PLAYBACK_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
   PLAYBACK_WORKER_MEMORY_CACHE_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(64 * 1024 ** 2)),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
   FILL_IDLE_ENCODERS: booleanFlag(true),
