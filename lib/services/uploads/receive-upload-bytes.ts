@@ -139,11 +139,12 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
         await truncate(file, received);
         throw new ApiError('invalid_parameters', `The body has more bytes than the Content-Range ${contentRange.start}-${contentRange.end} announces`);
       }
-      const before = received;
       received = await fileSize(file);
       if (received < contentRange.total) {
-        // Shared before the answer: the client sends the next chunk only after it, maybe to another node.
-        await shareAppendedPart(uploadId, file, before, received - 1);
+        // Shared before the answer: the client sends the next chunk only after it, maybe to another
+        // node. The whole chunk, not only what this request appended: a chunk re-sent after a failed
+        // share appends nothing, and must still reach the bucket.
+        await shareAppendedPart(uploadId, file, contentRange.start, Math.min(contentRange.end, received - 1));
         return { complete: false, received };
       }
     } else {
