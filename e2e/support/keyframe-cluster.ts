@@ -120,9 +120,9 @@ export class KeyframeCluster {
         port,
         ready: options.ready,
         startTimeoutMs: options.startTimeoutMs,
-        // The app nodes run playback workers in front (opt-in, see README Delivery), so one e2e
-        // run covers that serving path; the default run covers the single process.
-        env: { ...KeyframeCluster.nodeEnv(state, proxy.baseUrl), KEYFRAME_ROLE: role, PLAYBACK_WORKERS: '2', ...overrides },
+        // The default e2e run goes through the playback workers (PLAYBACK_WORKERS defaults to 2);
+        // the app nodes here hold their ports themselves, so the single-process path is covered too.
+        env: { ...KeyframeCluster.nodeEnv(state, proxy.baseUrl), KEYFRAME_ROLE: role, PLAYBACK_WORKERS: '0', ...overrides },
       });
     // Nodes start together: every role applies migrations under PostgreSQL's advisory lock.
     const starts = [

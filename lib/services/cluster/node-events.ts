@@ -24,9 +24,12 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
       await forgetAssetPlayback(event.assetId);
       cancelAssetWork(event.assetId);
       segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, event.assetId));
-      // After this node's own uploads of the asset settle, so none lands after the bucket was emptied.
-      await deleteSharedAsset(event.assetId);
-      await removeAssetFiles(getEnv().dataDir, event.assetId);
+      // The node that deleted it waits for this much (the asset 404s here from now on); the files
+      // go behind it, after this node's own uploads of the asset settle, so none lands after the
+      // bucket was emptied.
+      void deleteSharedAsset(event.assetId)
+        .then(() => removeAssetFiles(getEnv().dataDir, event.assetId))
+        .catch((error: unknown) => getLogger().warn({ err: error, assetId: event.assetId }, 'removing a deleted asset’s files failed'));
       return;
     }
     case 'playback-id-deleted':
@@ -49,7 +52,7 @@ export const startNodeEvents = async (): Promise<() => Promise<void>> => {
   const bus = await startNodeEventBus({
     config,
     commands: sharedRedis(),
-    onEvent: (event) => void applyNodeEvent(event).catch((error: unknown) => log.error({ err: error, event }, 'applying another node’s change failed')),
+    onEvent: (event) => applyNodeEvent(event).catch((error: unknown) => log.error({ err: error, event }, 'applying another node’s change failed')),
     onError: (error) => log.warn({ err: error }, 'an unreadable node event was ignored'),
   });
   state().bus = bus;
