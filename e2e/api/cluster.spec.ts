@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Api } from '../support/api';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
@@ -6,7 +6,7 @@ import { isCluster, KeyframeCluster, type EnvOverrides, type KeyframeProcess } f
 import { parseMetrics, total } from '../support/metrics';
 import { loadMultivariant, multivariantUrl } from '../support/playback';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
-import { CHUNK_GRANULE_BYTES, createUpload, getUpload, putChunk, queryReceived, rangeAfter } from '../support/uploads';
+import { CHUNK_GRANULE_BYTES, createUpload, getUpload, putChunk, queryReceived, rangeAfter, sha256 } from '../support/uploads';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // What only a scaled-out deployment can get wrong, on the cluster of cluster mode (two app nodes and
@@ -111,7 +111,6 @@ test('an UpChunk-style upload whose chunks alternate between the app nodes compl
   const asset = await api.waitForStatus(uploaded.asset_id as string, ['ready', 'errored'], 60_000);
   expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
   const source = await nodes.storedSource(asset.id as string);
-  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
   expect(source && sha256(source), 'the stored source is byte-identical to the uploaded file').toBe(sha256(file));
   const firstPart = `uploads/${upload.id}/parts/0-${chunkBytes - 1}`;
   await expect.poll(async () => (await nodes.storedObject(firstPart)) === undefined, { timeout: 15_000, message: `${firstPart} is removed` }).toBe(true);

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 // Where a direct upload's bytes are kept until its asset takes them over. The data file only ever
@@ -7,3 +8,6 @@ export const uploadDirectory = (dataDir: string, uploadId: string): string => pa
 
 export const uploadDataPath = (dataDir: string, uploadId: string): string =>
   path.join(uploadDirectory(dataDir, uploadId), 'data');
+
+/** How many bytes of an upload's data file are stored (0 before the first). */
+export const receivedByteCount = async (dataPath: string): Promise<number> => (await stat(dataPath).catch(() => null))?.size ?? 0;

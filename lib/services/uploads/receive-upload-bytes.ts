@@ -1,11 +1,11 @@
-import { mkdir, open, stat, truncate } from 'node:fs/promises';
+import { mkdir, open, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { checkUploadUrlToken } from '../../auth/upload-url-token';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { receivedRangeHeader, type UploadContentRange } from './upload-range';
-import { uploadDataPath } from '../../storage/upload-files';
+import { receivedByteCount, uploadDataPath } from '../../storage/upload-files';
 import { completeUpload } from './complete-upload';
 import { shareUploadedFile } from './share-uploaded-file';
 import { expireUploadIfDue } from './expire-uploads';
@@ -30,8 +30,6 @@ type Request = {
 };
 
 const DRAIN_AFTER_LIMIT_BYTES = 64 * 1024 * 1024;
-
-const fileSize = async (file: string): Promise<number> => (await stat(file).catch(() => null))?.size ?? 0;
 
 const describeEnd = (upload: StoredUpload): string =>
   ({
@@ -139,7 +137,7 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
         await truncate(file, received);
         throw new ApiError('invalid_parameters', `The body has more bytes than the Content-Range ${contentRange.start}-${contentRange.end} announces`);
       }
-      received = await fileSize(file);
+      received = await receivedByteCount(file);
       if (received < contentRange.total) {
         // Shared before the answer: the client sends the next chunk only after it, maybe to another
         // node. The whole chunk, not only what this request appended: a chunk re-sent after a failed
@@ -158,7 +156,7 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
         await truncate(file, 0);
         throw new ApiError('invalid_parameters', `The body has more bytes than its Content-Length of ${contentLength}`);
       }
-      received = await fileSize(file);
+      received = await receivedByteCount(file);
       if (contentLength !== undefined && received < contentLength) return { complete: false, received };
       await db.upload.update({ where: { id: uploadId }, data: { totalBytes: BigInt(received) } });
     }

@@ -4,7 +4,7 @@ import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { objectKeyOf, sourceFilePath } from '../../storage/asset-files';
-import { uploadDirectory } from '../../storage/upload-files';
+import { receivedByteCount, uploadDirectory } from '../../storage/upload-files';
 import { sharedStore } from '../storage/shared-storage';
 import { partsToAppend, parsePartName, type UploadPart } from './upload-parts';
 
@@ -18,11 +18,9 @@ import { partsToAppend, parsePartName, type UploadPart } from './upload-parts';
 
 const partsPrefix = (uploadId: string): string => `uploads/${uploadId}/parts/`;
 
-const fileSize = async (file: string): Promise<number> => (await stat(file).catch(() => null))?.size ?? 0;
-
 /** Appends to `file` what other nodes received of the upload beyond it; returns the bytes now held. */
 export const catchUpFromSharedParts = async (uploadId: string, file: string): Promise<number> => {
-  const held = await fileSize(file);
+  const held = await receivedByteCount(file);
   const store = sharedStore();
   if (!store) return held;
   const parts = (await store.listFolder(partsPrefix(uploadId))).map(parsePartName).filter((part): part is UploadPart => part !== null);
@@ -42,7 +40,7 @@ export const catchUpFromSharedParts = async (uploadId: string, file: string): Pr
     await handle.datasync().catch(() => undefined);
     await handle.close();
   }
-  return fileSize(file);
+  return receivedByteCount(file);
 };
 
 /** Stores bytes [first, last] of this node's copy as a part other nodes can continue from. */
