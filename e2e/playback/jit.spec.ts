@@ -9,7 +9,7 @@ import { httpGet, parseMediaPlaylist, type MediaPlaylist } from '../support/hls'
 import { assetDirsOf, isCluster, type KeyframeServer } from '../support/keyframe-server';
 import { decodeCheck, probeFrames } from '../support/media-probe';
 import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test, type PlayableAsset } from '../support/playback';
-import { isFfmpeg, scalesToWidth, watchProcesses, type ProcessEntry } from '../support/processes';
+import { isFfmpeg, scalesToWidth, waitForIdleEncoders, watchProcesses, type ProcessEntry } from '../support/processes';
 import { disposeKeyframe, restartKeyframe, startKeyframe } from '../support/test';
 
 // Just-in-time encoding, observed from the outside: what is on disk (DATA_DIR/assets/<id>/hls),
@@ -311,6 +311,9 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
     const index = 3;
     const nextStart = segmentStart(from.playlist, index + 1);
     const left = path.join(server.assetDir(asset.assetId), 'hls', from.name, `${index + 1}.m4s`);
+    // The earlier tests leave 1080p prefetches running; on a loaded CI machine they held both
+    // encoder slots past this test's 10 s wait for its own prefetch.
+    await waitForIdleEncoders(server.pid);
     const isPrefetch = (entry: ProcessEntry) => encoderFor(asset.assetId, from.width)(entry) && Math.abs(seekOf(entry) - nextStart) < 1;
     const watch = watchProcesses(server.pid, isPrefetch, { intervalMs: 10 });
     try {
@@ -341,6 +344,7 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
     const index = 5;
     const leftIndex = index + 3;
     const leftStart = segmentStart(from.playlist, leftIndex);
+    await waitForIdleEncoders(server.pid);
     const isPrefetch = (entry: ProcessEntry) => encoderFor(asset.assetId, from.width)(entry) && Math.abs(seekOf(entry) - leftStart) < 1;
     const watch = watchProcesses(server.pid, isPrefetch, { intervalMs: 10 });
     try {

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 // Looks at the processes a Keyframe server spawns (its ffmpeg encodes) through /proc, limited to
 // the descendants of that server's process so parallel workers never see each other's encodes.
 
-export type ProcessEntry = { pid: number; ppid: number; argv: string[]; command: string };
+/** `state` is the one-letter /proc state: R running, S sleeping, T stopped (a paused encode), … */
+export type ProcessEntry = { pid: number; ppid: number; state: string; argv: string[]; command: string };
 
 const readProcess = (pid: number): ProcessEntry | undefined => {
   try {
@@ -12,7 +13,7 @@ const readProcess = (pid: number): ProcessEntry | undefined => {
     const afterName = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ppid = Number(afterName[1]);
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    return { pid, ppid, argv, command: argv.join(' ') };
+    return { pid, ppid, state: afterName[0] ?? '', argv, command: argv.join(' ') };
   } catch {
     return undefined; // exited meanwhile
   }
@@ -62,6 +63,19 @@ export const scalesToWidth = (entry: ProcessEntry, width: number): boolean => {
     new RegExp(`(?:^| )-s(?::v)? ${width}x\\d+`),
   ];
   return patterns.some((pattern) => pattern.test(command));
+};
+
+/**
+ * Waits until no ffmpeg under `rootPid` is working (a paused one, state T, does not count), so a
+ * test that watches for one encode does not start while an earlier test's prefetches hold the
+ * encoder slots. Gives up silently after `timeoutMs`: the test's own assertions then explain.
+ */
+export const waitForIdleEncoders = async (rootPid: number, timeoutMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!descendantsOf(rootPid).some((entry) => isFfmpeg(entry) && entry.state !== 'T')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 };
 
 export type ProcessWatch = {
