@@ -44,16 +44,68 @@ describe('normalizeAssetSettings', () => {
     [{ input: 'https://e.com/a', encoding_tier: 'baseline', max_resolution_tier: '2160p' }, /limited to 1080p/],
     [{ input: 'https://e.com/a', video_quality: 'basic', max_resolution_tier: '1440p' }, /limited to 1080p/],
     [{ input: 'https://e.com/a', encoding_tier: 'baseline', mp4_support: 'standard' }, /not available with video_quality "basic"/],
-    [{ input: 'https://e.com/a', mp4_support: 'capped-1080p' }, /mp4_support.*not supported yet/],
-    [{ input: 'https://e.com/a', master_access: 'temporary' }, /master_access/],
+    [{ input: 'https://e.com/a', mp4_support: 'capped-1080p', static_renditions: [{ resolution: 'highest' }] }, /cannot be used together/],
+    [{ input: 'https://e.com/a', video_quality: 'basic', static_renditions: [{ resolution: 'highest' }] }, /static_renditions: MP4 renditions are not available/],
+    [{ input: 'https://e.com/a', static_renditions: [{ resolution: 'highest' }, { resolution: '720p' }] }, /cannot be combined/],
+    [{ input: 'https://e.com/a', static_renditions: [{ resolution: '720p' }, { resolution: '720p' }] }, /more than once/],
+    [{ inputs: [{ url: 'https://e.com/a', start_time: 1 }] }, /only apply when inputs\[0\].url is mux:/],
+    [{ inputs: [{ url: 'mux://assets/abc', start_time: 5, end_time: 5 }] }, /greater than start_time/],
+    [{ inputs: [{ url: 'mux://assets/abc', start_time: 5, end_time: 5.2 }] }, /at least 0.5 s/],
+    [{ inputs: [{ url: 'mux://assets/abc', start_time: -1 }] }, /must not be negative/],
+    [{ inputs: [{ url: 'mux://playback/abc' }] }, /mux:\/\/assets\/\{asset_id\}/],
+    [{ inputs: [{ url: 'https://e.com/a', overlay_settings: {} }] }, /additional input \(the image\)/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { overlay_settings: {} }] }, /needs the URL of a PNG or JPEG/],
     [{ input: 'https://e.com/a', playback_policy: 'drm' }, /drm/],
     [{ input: 'https://e.com/a', video_quality: 'premium' }, /premium/],
     [{ input: 'https://e.com/a', encoding_tier: 'baseline', video_quality: 'plus' }, /disagree/],
     [{ input: 'https://e.com/a', inputs: [{ url: 'https://e.com/b' }] }, /either inputs or input/],
     [{}, /at least one input/],
-    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/s.vtt', type: 'text' }] }, /additional inputs/],
-    [{ inputs: [{ url: 'mux://assets/abc' }] }, /clipping/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/s.vtt', type: 'text' }] }, /additional audio and subtitle inputs are not supported yet/],
   ])('rejects %j', (body, fragment) => expectProblem(body, fragment));
+
+  test('accepts MP4 settings, master access, a clip and watermarks', () => {
+    const result = normalize({
+      inputs: [
+        { url: 'mux://assets/abc123', start_time: 1.5, end_time: 4 },
+        { url: 'https://e.com/logo.png', overlay_settings: { vertical_align: 'bottom', vertical_margin: '2%', width: '80px', opacity: '90%' } },
+      ],
+      static_renditions: [{ resolution: 'highest', passthrough: 'p' }, { resolution: 'audio-only' }],
+      master_access: 'temporary',
+      copy_overlays: false,
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.settings.clip).toEqual({ sourceAssetId: 'abc123', startTime: 1.5, endTime: 4 });
+    expect(result.settings.staticRenditions).toEqual([{ resolution: 'highest', passthrough: 'p' }, { resolution: 'audio-only' }]);
+    expect(result.settings.masterAccess).toBe('temporary');
+    expect(result.settings.copyOverlays).toBe(false);
+    expect(result.settings.overlays).toEqual([
+      {
+        url: 'https://e.com/logo.png',
+        settings: {
+          vertical_align: 'bottom',
+          vertical_margin: { value: 2, unit: '%' },
+          horizontal_align: 'left',
+          width: { value: 80, unit: 'px' },
+          opacity: 0.9,
+        },
+      },
+    ]);
+  });
+
+  test('an upload may list only watermark inputs', () => {
+    const result = normalize({ inputs: [{ url: 'https://e.com/logo.png', overlay_settings: { width: '10%' } }], mp4_support: 'capped-1080p' }, 'forbidden');
+    expect(result.ok && result.settings.overlays.map((overlay) => overlay.url)).toEqual(['https://e.com/logo.png']);
+    expect(result.ok && result.settings.mp4Support).toBe('capped-1080p');
+  });
+
+  test('the schema rejects malformed overlay settings with the field path', () => {
+    for (const overlay_settings of [{ width: '10' }, { opacity: '120%' }, { vertical_align: 'center' }, { width: '0%' }, { colour: 'red' }]) {
+      const result = assetSettingsSchema.safeParse({ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/l.png', overlay_settings }] });
+      expect(result.success, JSON.stringify(overlay_settings)).toBe(false);
+      expect(result.error?.issues[0]?.path.slice(0, 3).join('.')).toBe('inputs.1.overlay_settings');
+    }
+  });
 
   test('an upload leaves the input url out, and may not set one', () => {
     expect(normalize({ playback_policy: ['public'] }, 'forbidden').ok).toBe(true);

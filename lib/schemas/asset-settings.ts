@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import { overlaySettingsSchema, type Overlay } from './overlay-settings';
+import {
+  MP4_SUPPORT_VALUES,
+  STATIC_RESOLUTIONS,
+  isAdvancedResolution,
+  type Mp4Support,
+  type StaticRenditionRequest,
+} from './static-rendition';
 
 // Create-asset options as Mux accepts them: both the deprecated names (`input`, `playback_policy`,
 // `encoding_tier`) and the current ones (`inputs`, `playback_policies`, `video_quality`). The
@@ -8,8 +16,6 @@ import { z } from 'zod';
 const POLICY_MESSAGE = 'must be "public" or "signed", or an array of them';
 const playbackPolicy = z.enum(['public', 'signed', 'drm'], { error: POLICY_MESSAGE });
 const policyList = z.union([playbackPolicy, z.array(playbackPolicy)], { error: POLICY_MESSAGE });
-
-const overlaySettings = z.object({}).passthrough();
 
 export const inputSchema = z.object({
   url: z.string().min(1, { error: 'must not be empty' }).optional(),
@@ -21,7 +27,7 @@ export const inputSchema = z.object({
   passthrough: z.string().optional(),
   start_time: z.number().optional(),
   end_time: z.number().optional(),
-  overlay_settings: overlaySettings.optional(),
+  overlay_settings: overlaySettingsSchema.optional(),
   generated_subtitles: z.array(z.object({}).passthrough()).optional(),
 });
 
@@ -47,8 +53,10 @@ export const assetSettingsSchema = z.object({
   encoding_tier: z.enum(['smart', 'baseline', 'premium']).optional(),
   video_quality: z.enum(['basic', 'plus', 'premium']).optional(),
   max_resolution_tier: z.enum(['1080p', '1440p', '2160p']).optional(),
-  mp4_support: z.enum(['none', 'standard', 'capped-1080p', 'audio-only', 'audio-only,capped-1080p']).optional(),
-  static_renditions: z.array(z.object({ resolution: z.string(), passthrough: z.string().optional() })).optional(),
+  mp4_support: z.enum(MP4_SUPPORT_VALUES).optional(),
+  static_renditions: z
+    .array(z.object({ resolution: z.enum(STATIC_RESOLUTIONS), passthrough: z.string().max(255).optional() }))
+    .optional(),
   master_access: z.enum(['none', 'temporary']).optional(),
   normalize_audio: z.boolean().optional(),
   per_title_encode: z.boolean().optional(),
@@ -74,7 +82,21 @@ export type NormalizedAssetSettings = {
   passthrough: string | undefined;
   meta: z.infer<typeof metaSchema> | undefined;
   test: boolean;
+  mp4Support: Mp4Support;
+  staticRenditions: StaticRenditionRequest[];
+  masterAccess: 'none' | 'temporary';
+  /** Set when the input is `mux://assets/{id}`: the new asset is cut from that asset. */
+  clip: ClipSettings | undefined;
+  /** Watermarks: the additional inputs with `overlay_settings`, in order. */
+  overlays: Overlay[];
+  /** For a clip: whether the source asset's watermarks are burned into it too (Mux's default). */
+  copyOverlays: boolean;
 };
+
+export type ClipSettings = { sourceAssetId: string; startTime: number | undefined; endTime: number | undefined };
+
+export const MIN_CLIP_SECONDS = 0.5;
+const CLIP_URL = /^mux:\/\/assets\/([A-Za-z0-9]+)$/;
 
 const QUALITY_TO_TIER = { basic: 'baseline', plus: 'smart', premium: 'premium' } as const;
 
@@ -95,25 +117,49 @@ export const normalizeAssetSettings = (
   }
   const inputs: AssetInput[] =
     typeof body.input === 'string' ? [{ url: body.input }] : (body.inputs ?? body.input ?? []);
-  const primary = inputs[0];
+  // A direct upload's settings may list only watermark inputs: the uploaded file is the video.
+  const primaryIndex = inputUrl === 'forbidden' && inputs[0]?.overlay_settings ? -1 : 0;
+  const primary = primaryIndex === 0 ? inputs[0] : undefined;
   if (inputUrl === 'required' && !primary?.url) problems.push('inputs: at least one input with a url is required');
   if (inputUrl === 'forbidden' && primary?.url) {
     problems.push('inputs[0].url: must not be set for a direct upload; the uploaded file is the input');
   }
-  if (inputs.length > 1) {
-    problems.push('inputs: additional inputs (audio tracks, subtitles, overlays) are not supported yet; send one input');
-  }
+  const overlays: Overlay[] = [];
+  inputs.forEach((input, index) => {
+    if (index === primaryIndex) return;
+    if (!input.overlay_settings) {
+      problems.push(`inputs[${index}]: additional audio and subtitle inputs are not supported yet; an additional input must be a watermark (overlay_settings)`);
+    } else if (!input.url) problems.push(`inputs[${index}].url: a watermark input needs the URL of a PNG or JPEG image`);
+    else overlays.push({ url: input.url, settings: input.overlay_settings });
+    if (input.start_time !== undefined || input.end_time !== undefined) {
+      problems.push(`inputs[${index}].start_time/end_time: only apply to the first input, when it is mux://assets/{asset_id}`);
+    }
+  });
+  let clip: ClipSettings | undefined;
   if (primary) {
     if (primary.type && primary.type !== 'video') {
       problems.push(`inputs[0].type: "${primary.type}" is only valid for additional tracks; the first input is the video`);
     }
-    if (primary.overlay_settings) problems.push('inputs[0].overlay_settings: watermark overlays are not supported yet');
+    if (primary.overlay_settings) {
+      problems.push('inputs[0].overlay_settings: a watermark goes on an additional input (the image), not on the video input');
+    }
     if (primary.generated_subtitles?.length) {
       problems.push('inputs[0].generated_subtitles: auto-generated captions are not supported yet');
     }
-    if (primary.url?.startsWith('mux://')) problems.push('inputs[0].url: clipping from an existing asset (mux://assets/…) is not supported yet');
-    if (primary.start_time !== undefined || primary.end_time !== undefined) {
-      problems.push('inputs[0].start_time/end_time: clipping is not supported yet');
+    const clipSource = primary.url?.startsWith('mux://') ? CLIP_URL.exec(primary.url) : null;
+    if (primary.url?.startsWith('mux://') && !clipSource) {
+      problems.push('inputs[0].url: a clip source must be written mux://assets/{asset_id}');
+    }
+    const { start_time: startTime, end_time: endTime } = primary;
+    if (clipSource) {
+      clip = { sourceAssetId: clipSource[1]!, startTime, endTime };
+      if (startTime !== undefined && startTime < 0) problems.push('inputs[0].start_time: must not be negative');
+      if (endTime !== undefined && endTime <= (startTime ?? 0)) problems.push('inputs[0].end_time: must be greater than start_time');
+      else if (endTime !== undefined && endTime - (startTime ?? 0) < MIN_CLIP_SECONDS) {
+        problems.push(`inputs[0].end_time: a clip must be at least ${MIN_CLIP_SECONDS} s long`);
+      }
+    } else if (startTime !== undefined || endTime !== undefined) {
+      problems.push('inputs[0].start_time/end_time: only apply when inputs[0].url is mux://assets/{asset_id} (a clip)');
     }
   }
 
@@ -141,15 +187,17 @@ export const normalizeAssetSettings = (
       `max_resolution_tier: ${maxResolutionTier} is not available with video_quality "basic" (encoding_tier "baseline"), which is limited to 1080p`,
     );
   }
-  if (body.mp4_support && body.mp4_support !== 'none') {
+  const mp4Support = body.mp4_support ?? 'none';
+  const staticRenditions = body.static_renditions ?? [];
+  if (mp4Support !== 'none' && staticRenditions.length > 0) {
+    problems.push('mp4_support and static_renditions cannot be used together; use static_renditions (mp4_support is deprecated)');
+  }
+  if (encodingTier === 'baseline' && (mp4Support !== 'none' || staticRenditions.length > 0)) {
     problems.push(
-      encodingTier === 'baseline'
-        ? `mp4_support: MP4 renditions are not available with video_quality "basic" (encoding_tier "baseline")`
-        : `mp4_support: "${body.mp4_support}" is not supported yet; MP4 renditions are not implemented`,
+      `${mp4Support !== 'none' ? 'mp4_support' : 'static_renditions'}: MP4 renditions are not available with video_quality "basic" (encoding_tier "baseline"); use video_quality "plus"`,
     );
   }
-  if (body.static_renditions?.length) problems.push('static_renditions: MP4 renditions are not supported yet');
-  if (body.master_access === 'temporary') problems.push('master_access: "temporary" is not supported yet');
+  problems.push(...staticRenditionProblems(staticRenditions));
   if (body.normalize_audio) problems.push('normalize_audio: audio normalisation is not supported yet');
   if (body.per_title_encode) problems.push('per_title_encode: per-title encoding is not supported');
 
@@ -165,6 +213,24 @@ export const normalizeAssetSettings = (
       passthrough: body.passthrough,
       meta: body.meta,
       test: body.test ?? false,
+      mp4Support,
+      staticRenditions,
+      masterAccess: body.master_access ?? 'none',
+      clip,
+      overlays,
+      copyOverlays: body.copy_overlays ?? true,
     },
   };
+};
+
+/** Why a list of requested static renditions cannot be honoured (empty when it can). */
+export const staticRenditionProblems = (requests: StaticRenditionRequest[], existing: string[] = []): string[] => {
+  const problems: string[] = [];
+  const resolutions = [...existing, ...requests.map((request) => request.resolution)];
+  const repeated = resolutions.filter((resolution, index) => resolutions.indexOf(resolution) !== index);
+  if (repeated.length > 0) problems.push(`static_renditions: "${repeated[0]}" is requested more than once`);
+  if (resolutions.includes('highest') && resolutions.some(isAdvancedResolution)) {
+    problems.push('static_renditions: "highest" cannot be combined with specific resolutions (2160p … 270p); "audio-only" can be combined with either');
+  }
+  return problems;
 };

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { serializeAsset, type AssetRecord } from './asset';
+import type { StaticRenditionRecord } from './static-rendition';
 
 const base: AssetRecord = {
   id: 'a'.repeat(44),
@@ -22,8 +23,26 @@ const base: AssetRecord = {
   errorType: null,
   errorMessagesJson: null,
   createdAt: new Date('2026-11-22T10:00:00.750Z'),
+  sourceAssetId: null,
+  masterStatus: null,
+  masterExpiresAt: null,
   playbackIds: [],
+  staticRenditions: [],
 };
+
+const file = (overrides: Partial<StaticRenditionRecord>): StaticRenditionRecord => ({
+  id: 'sr1',
+  name: 'highest.mp4',
+  resolution: 'highest',
+  viaMp4Support: false,
+  status: 'preparing',
+  width: null,
+  height: null,
+  bitrate: null,
+  fileSize: null,
+  passthrough: null,
+  ...overrides,
+});
 
 describe('serializeAsset', () => {
   test('a preparing asset: created_at is a string of whole seconds, unknown fields are absent', () => {
@@ -89,5 +108,31 @@ describe('serializeAsset', () => {
     expect(json).toMatchObject({
       errors: { type: 'download_failed', messages: ['Failed to download input: the server answered 404 Not Found'] },
     });
+  });
+
+  test('static renditions: absent when none; the new API lists every file with its status, legacy files appear once ready', () => {
+    expect(serializeAsset(base)).not.toHaveProperty('static_renditions');
+    const preparing = serializeAsset({ ...base, staticRenditions: [file({}), file({ id: 'sr2', name: 'audio.m4a', resolution: 'audio-only', status: 'ready', fileSize: 1234n, bitrate: 128000 })] });
+    expect(preparing.static_renditions).toEqual({
+      status: 'preparing',
+      files: [
+        { id: 'sr1', type: 'standard', status: 'preparing', resolution: 'highest', name: 'highest.mp4', ext: 'mp4' },
+        { id: 'sr2', type: 'standard', status: 'ready', resolution: 'audio-only', resolution_tier: 'audio-only', name: 'audio.m4a', ext: 'm4a', bitrate: 128000, filesize: '1234' },
+      ],
+    });
+    const advanced = serializeAsset({ ...base, staticRenditions: [file({ name: '720p.mp4', resolution: '720p', status: 'ready', width: 1280, height: 720 }), file({ id: 'x', name: '2160p.mp4', resolution: '2160p', status: 'skipped' })] });
+    expect(advanced.static_renditions?.status).toBe('ready');
+    expect(advanced.static_renditions?.files?.[0]).toMatchObject({ type: 'advanced', resolution_tier: '720p', width: 1280, height: 720 });
+    const legacy = serializeAsset({ ...base, mp4Support: 'capped-1080p', staticRenditions: [file({ name: 'capped-1080p.mp4', resolution: 'capped-1080p', viaMp4Support: true })] });
+    expect(legacy.static_renditions).toEqual({ status: 'preparing' });
+    const legacyReady = serializeAsset({ ...base, staticRenditions: [file({ name: 'capped-1080p.mp4', resolution: 'capped-1080p', viaMp4Support: true, status: 'ready', width: 1920, height: 1080, fileSize: 99n })] });
+    expect(legacyReady.static_renditions).toEqual({ status: 'ready', files: [{ name: 'capped-1080p.mp4', ext: 'mp4', width: 1920, height: 1080, filesize: '99' }] });
+    const failed = serializeAsset({ ...base, staticRenditions: [file({ status: 'errored' })] });
+    expect(failed.static_renditions?.status).toBe('errored');
+  });
+
+  test('a clip names its source asset', () => {
+    expect(serializeAsset({ ...base, sourceAssetId: 'src' }).source_asset_id).toBe('src');
+    expect(serializeAsset(base)).not.toHaveProperty('source_asset_id');
   });
 });

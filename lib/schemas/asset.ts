@@ -1,5 +1,6 @@
 import { unixSeconds } from './common';
 import { videoQualityFor, type EncodingTier } from './asset-settings';
+import { serializeStaticRenditions, type StaticRenditionRecord } from './static-rendition';
 
 // Maps stored assets to the Mux wire format (snake_case, `created_at` as a string of Unix seconds,
 // fields that are not known yet left out rather than sent as null).
@@ -27,7 +28,11 @@ export type AssetRecord = {
   errorType: string | null;
   errorMessagesJson: string | null;
   createdAt: Date;
+  sourceAssetId: string | null;
+  masterStatus: string | null;
+  masterExpiresAt: Date | null;
   playbackIds: PlaybackIdRecord[];
+  staticRenditions: StaticRenditionRecord[];
 };
 
 export type VideoTrack = {
@@ -75,6 +80,7 @@ export const serializeAsset = (asset: AssetRecord) => {
   const meta = parseJson<Record<string, string>>(asset.metaJson);
   const errorMessages = parseJson<string[]>(asset.errorMessagesJson);
   const encodingTier = asset.encodingTier as EncodingTier;
+  const staticRenditions = serializeStaticRenditions(asset.staticRenditions);
   return {
     id: asset.id,
     created_at: unixSeconds(asset.createdAt),
@@ -99,7 +105,9 @@ export const serializeAsset = (asset: AssetRecord) => {
     ...(asset.uploadId !== null && { upload_id: asset.uploadId }),
     ingest_type: asset.ingestType,
     mp4_support: asset.mp4Support,
+    ...(staticRenditions && { static_renditions: staticRenditions }),
     master_access: asset.masterAccess,
+    ...(asset.sourceAssetId !== null && { source_asset_id: asset.sourceAssetId }),
     normalize_audio: false,
   };
 };

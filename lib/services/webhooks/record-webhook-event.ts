@@ -10,6 +10,19 @@ export type WebhookEventType =
   | 'video.asset.errored'
   | 'video.asset.updated'
   | 'video.asset.deleted'
+  | 'video.asset.static_rendition.created'
+  | 'video.asset.static_rendition.ready'
+  | 'video.asset.static_rendition.errored'
+  | 'video.asset.static_rendition.skipped'
+  | 'video.asset.static_rendition.deleted'
+  | 'video.asset.static_renditions.preparing'
+  | 'video.asset.static_renditions.ready'
+  | 'video.asset.static_renditions.errored'
+  | 'video.asset.static_renditions.deleted'
+  | 'video.asset.master.preparing'
+  | 'video.asset.master.ready'
+  | 'video.asset.master.errored'
+  | 'video.asset.master.deleted'
   | 'video.upload.created'
   | 'video.upload.asset_created'
   | 'video.upload.cancelled'
@@ -17,7 +30,7 @@ export type WebhookEventType =
 
 export type WebhookEventInput = {
   type: WebhookEventType;
-  object: { type: 'asset' | 'upload'; id: string };
+  object: { type: 'asset' | 'upload' | 'static_rendition'; id: string };
   // The resource as the API serialises it; `created_at` is turned into an integer here, as Mux
   // sends it inside webhook data.
   data: Record<string, unknown>;
