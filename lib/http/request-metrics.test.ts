@@ -19,6 +19,7 @@ describe('playbackRouteClass', () => {
     [`/${ID}/animated.gif`, 'playback_image'],
     [`/${ID}/storyboard.vtt`, 'playback_image'],
     [`/${ID}/poster.jpg`, 'playback_other'],
+    [`/${ID}/highest.mp4`, 'playback_static'],
     [`/${ID}/540p/segment.ts`, 'playback_other'],
   ])('%s → %s', (path, routeClass) => {
     const matched = matchPlaybackPath(path);

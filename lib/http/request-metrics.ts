@@ -40,6 +40,8 @@ export const playbackRouteClass = (path: PlaybackPath): RouteClass => {
       return path.file === 'init.mp4' ? 'playback_init' : 'playback_segment';
     case 'image':
       return 'playback_image';
+    case 'static-rendition':
+      return 'playback_static';
     case 'unknown':
       return 'playback_other';
   }

@@ -10,6 +10,7 @@ export const ROUTE_CLASSES = [
   'playback_segment',
   'playback_init',
   'playback_image',
+  'playback_static',
   'playback_other',
   'api',
   'dashboard',

@@ -95,3 +95,30 @@ export const serializeStaticRenditions = (files: StaticRenditionRecord[]) => {
   const listed = files.filter((file) => !file.viaMp4Support || file.status === 'ready');
   return { status, ...(listed.length > 0 && { files: listed.map(serializeStaticRendition) }) };
 };
+
+/** Every file name a static rendition can be served as. */
+export const STATIC_RENDITION_NAMES: readonly string[] = [
+  ...STATIC_RESOLUTIONS.map(staticRenditionName),
+  ...(['capped-1080p', 'low', 'medium', 'high'] as const).map(staticRenditionName),
+];
+
+export const isStaticRenditionName = (name: string): boolean => STATIC_RENDITION_NAMES.includes(name);
+
+/**
+ * The files the legacy `mp4_support` setting asks for. `standard` (deprecated by Mux) makes
+ * low/medium/high.mp4; which rung each is, is decided when the file is built (static-rendition-rung.ts).
+ */
+export const mp4SupportResolutions = (mp4Support: Mp4Support): Array<'audio-only' | LegacyResolution> => {
+  switch (mp4Support) {
+    case 'none':
+      return [];
+    case 'capped-1080p':
+      return ['capped-1080p'];
+    case 'audio-only':
+      return ['audio-only'];
+    case 'audio-only,capped-1080p':
+      return ['audio-only', 'capped-1080p'];
+    case 'standard':
+      return ['low', 'medium', 'high'];
+  }
+};

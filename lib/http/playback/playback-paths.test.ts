@@ -13,6 +13,15 @@ describe('matchPlaybackPath', () => {
     expect(matchPlaybackPath(`/${ID}/storyboard.vtt`)).toEqual({ kind: 'image', playbackId: ID, image: 'storyboard', extension: 'vtt' });
   });
 
+  test('static renditions: every name Mux serves, nothing else', () => {
+    for (const name of ['highest.mp4', 'audio.m4a', 'capped-1080p.mp4', '2160p.mp4', '270p.mp4', 'low.mp4', 'medium.mp4', 'high.mp4']) {
+      expect(matchPlaybackPath(`/${ID}/${name}`)).toEqual({ kind: 'static-rendition', playbackId: ID, name });
+    }
+    expect(matchPlaybackPath(`/${ID}/999p.mp4`)).toEqual({ kind: 'unknown', playbackId: ID });
+    expect(matchPlaybackPath(`/${ID}/audio.mp4`)).toEqual({ kind: 'unknown', playbackId: ID });
+    expect(matchPlaybackPath(`/${ID}/highest.mp4/x`)).toEqual({ kind: 'unknown', playbackId: ID });
+  });
+
   test('malformed playback IDs in playback shapes are claimed, so they get a 400 in the API shape', () => {
     expect(matchPlaybackPath('/bad!id.m3u8')).toEqual({ kind: 'multivariant', playbackId: 'bad!id' });
     expect(matchPlaybackPath('/short/thumbnail.jpg')).toEqual({ kind: 'image', playbackId: 'short', image: 'thumbnail', extension: 'jpg' });

@@ -1,3 +1,4 @@
+import { isStaticRenditionName } from '../../schemas/static-rendition';
 import { isWellFormedId } from '../../utils/id-format';
 
 // Which requests belong to the playback host. Matched on the raw path before any framework
@@ -9,6 +10,8 @@ export type PlaybackPath =
   | { kind: 'rendition-playlist'; playbackId: string; rendition: string }
   | { kind: 'rendition-file'; playbackId: string; rendition: string; file: string }
   | { kind: 'image'; playbackId: string; image: ImageKind; extension: string }
+  // An MP4/M4A download: highest.mp4, audio.m4a, 720p.mp4, capped-1080p.mp4, low.mp4 …
+  | { kind: 'static-rendition'; playbackId: string; name: string }
   | { kind: 'unknown'; playbackId: string };
 
 export type ImageKind = 'thumbnail' | 'animated' | 'storyboard';
@@ -38,6 +41,7 @@ export const matchPlaybackPath = (pathname: string): PlaybackPath | null => {
   if (third === undefined && second.endsWith(M3U8)) return { kind: 'rendition-playlist', playbackId, rendition: second.slice(0, -M3U8.length) };
   const image = third === undefined ? IMAGE_NAME.exec(second) : null;
   if (image) return { kind: 'image', playbackId, image: image[1] as ImageKind, extension: image[2] ?? '' };
+  if (third === undefined && isStaticRenditionName(second)) return { kind: 'static-rendition', playbackId, name: second };
   if (third !== undefined && RENDITION_FILE.test(third)) return { kind: 'rendition-file', playbackId, rendition: second, file: third };
   return isWellFormedId(playbackId) ? { kind: 'unknown', playbackId } : null;
 };
