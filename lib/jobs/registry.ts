@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { JobDefinition } from './define-job';
+import { buildStaticRenditionJob } from './definitions/build-static-rendition-job';
 import { encodeAudioJob } from './definitions/encode-audio-job';
 import { encodeBackgroundRungsJob } from './definitions/encode-background-rungs-job';
 import { encodeBackgroundSegmentJob } from './definitions/encode-background-segment-job';
@@ -11,6 +12,7 @@ export const jobRegistry = {
   'encode-audio-job': encodeAudioJob,
   'encode-background-rungs-job': encodeBackgroundRungsJob,
   'encode-background-segment-job': encodeBackgroundSegmentJob,
+  'build-static-rendition-job': buildStaticRenditionJob,
 } satisfies Record<string, JobDefinition<z.ZodType>>;
 
 export type JobName = keyof typeof jobRegistry;

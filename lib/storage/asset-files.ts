@@ -54,3 +54,7 @@ export const imagesDirectory = (dataDir: string, assetId: string): string =>
 
 export const imageFilePath = (dataDir: string, assetId: string, fileName: string): string =>
   path.join(imagesDirectory(dataDir, assetId), fileName);
+
+// Static renditions (MP4/M4A downloads): `static/<name>`, e.g. `static/highest.mp4`.
+export const staticRenditionPath = (dataDir: string, assetId: string, name: string): string =>
+  path.join(assetDirectory(dataDir, assetId), 'static', name);

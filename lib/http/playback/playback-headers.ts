@@ -6,7 +6,7 @@ import type { Cacheability } from '../../services/playback/resolve-playback';
 // On every answer (the methods and headers a player may use are the preflight's business only).
 export const PLAYBACK_CORS_HEADERS = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'Content-Length, Content-Range',
+  'access-control-expose-headers': 'Content-Length, Content-Range, Content-Disposition',
 } as const;
 
 export const PLAYBACK_PREFLIGHT_HEADERS = {
@@ -35,9 +35,15 @@ export const playlistCacheControl = (cacheability: Cacheability) => cacheControl
 // Storyboard VTT/JSON hold absolute URLs on STREAM_URL, which an operator may change.
 export const storyboardTextCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 3600);
 
+// MP4/M4A downloads can be deleted and made again, so they are not immutable; an hour bounds how
+// long a deleted one may still be served by a cache in front.
+export const staticFileCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 3600);
+
 export const CONTENT_TYPES = {
   m3u8: 'application/vnd.apple.mpegurl',
   mp4: 'video/mp4',
+  // What Mux answers for audio.m4a (its API spec); browsers sniff the content either way.
+  m4a: 'audio/m4a',
   jpg: 'image/jpeg',
   png: 'image/png',
   webp: 'image/webp',

@@ -18,7 +18,7 @@ import { PLAYBACK_CORS_HEADERS } from './playback-headers';
 export type PlaybackReply = {
   contentType: string;
   cacheControl: string;
-} & ({ filePath: string; lastModified: Date } | { text: string; lastModified: Date } | { redirectUrl: string });
+} & ({ filePath: string; lastModified: Date; contentDisposition?: string } | { text: string; lastModified: Date } | { redirectUrl: string });
 
 const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
 
@@ -63,6 +63,7 @@ const baseHeaders = (reply: PlaybackReply, representation: Representation): stri
   httpDate(representation.lastModified),
   'accept-ranges',
   'bytes',
+  ...('contentDisposition' in reply && reply.contentDisposition !== undefined ? ['content-disposition', reply.contentDisposition] : []),
 ];
 
 type HeadOptions = {

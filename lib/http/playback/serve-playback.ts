@@ -9,6 +9,7 @@ import { getThumbnail } from '../../services/images/get-thumbnail';
 import type { ImageFile, StoryboardText } from '../../services/images/image-file';
 import { getMultivariantPlaylist, storedMultivariantPlaylist } from '../../services/playback/get-multivariant-playlist';
 import { forgetMissingRenditionFile, getRenditionFile } from '../../services/playback/get-rendition-file';
+import { getStaticRenditionFile } from '../../services/playback/get-static-rendition-file';
 import { getRenditionPlaylist, storedRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
 import { peekPublicPlayback, type PlaybackAccess, type PlaybackText } from '../../services/playback/resolve-playback';
 import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
@@ -18,11 +19,13 @@ import { countHttpRequest, playbackRouteClass } from '../request-metrics';
 import {
   CONTENT_TYPES,
   immutableCacheControl,
+  staticFileCacheControl,
   PLAYBACK_PREFLIGHT_HEADERS,
   playlistCacheControl,
   redirectCacheControl,
   storyboardTextCacheControl,
 } from './playback-headers';
+import { downloadDisposition } from './download-disposition';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
 import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
 
@@ -89,6 +92,18 @@ const renditionFileReply = async (playback: PlaybackRequest, rendition: string, 
   return { filePath: found.path, lastModified: found.lastModified, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
 };
 
+const staticRenditionReply = async (playback: PlaybackRequest, name: string): Promise<PlaybackReply> => {
+  const found = await getStaticRenditionFile({ playbackId: playback.path.playbackId, name, access: accessFor(playback, 'v') });
+  const download = playback.query.get('download');
+  return {
+    filePath: found.path,
+    lastModified: found.lastModified,
+    contentType: name.endsWith('.m4a') ? CONTENT_TYPES.m4a : CONTENT_TYPES.mp4,
+    cacheControl: staticFileCacheControl(found.cacheability),
+    ...(download !== null && { contentDisposition: downloadDisposition(download, name) }),
+  };
+};
+
 const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
   const { path, query } = playback;
   switch (path.kind) {
@@ -107,6 +122,8 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
       return renditionFileReply(playback, path.rendition, path.file);
     case 'image':
       return imageReply(await imageFor(playback, path.image, path.extension));
+    case 'static-rendition':
+      return staticRenditionReply(playback, path.name);
     case 'unknown':
       throw notFound('Resource');
   }
@@ -128,7 +145,9 @@ const storedPlaylist = (path: PlaybackPath, query: URLSearchParams): PlaybackTex
 // A playlist answered from memory, or a stored file, of a public playback ID is the same for
 // every request until the asset or the playback ID goes away (the workers are told then), so the
 // worker that forwarded it may keep it.
+// Static renditions are not: one can be deleted on its own, which workers are not told about.
 const workerCacheable = (path: PlaybackPath): string[] | undefined => {
+  if (path.kind === 'static-rendition') return undefined;
   const target = peekPublicPlayback(path.playbackId);
   if (!target) return undefined;
   const kind = path.kind === 'multivariant' ? 'multivariant' : path.kind === 'rendition-playlist' ? 'rendition' : 'file';

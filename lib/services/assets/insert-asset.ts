@@ -4,6 +4,7 @@ import { serializeAsset, type AssetRecord } from '../../schemas/asset';
 import type { AssetInput, NormalizedAssetSettings } from '../../schemas/asset-settings';
 import { generateId } from '../../utils/ids';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
+import { announceStaticRenditions, insertStaticRenditions, staticRenditionSpecs } from '../static-renditions/insert-static-renditions';
 import { assetInclude } from './asset-record';
 
 export type IngestType = 'on_demand_url' | 'on_demand_direct_upload';
@@ -41,11 +42,16 @@ export const insertAsset = async (
       passthrough: settings.passthrough ?? null,
       metaJson: settings.meta ? JSON.stringify(settings.meta) : null,
       test,
+      mp4Support: settings.mp4Support,
       playbackIds: { create: settings.playbackPolicies.map((policy) => ({ id: generateId(), policy })) },
     },
     include: assetInclude,
   });
+  // Built once the asset is ready (see ingest-asset.ts); listed as preparing until then.
+  const staticRenditions = await insertStaticRenditions(tx, { assetId, specs: staticRenditionSpecs(settings), announce: false });
+  const created = { ...asset, staticRenditions };
   await enqueueJob({ transaction: tx, name: 'ingest-asset-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `ingest:${assetId}` });
-  await recordWebhookEvent(tx, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
-  return asset;
+  await recordWebhookEvent(tx, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: serializeAsset(created) });
+  await announceStaticRenditions(tx, assetId, staticRenditions);
+  return created;
 };

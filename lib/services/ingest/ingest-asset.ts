@@ -1,3 +1,4 @@
+import { queueReadyAssetRenditions } from '../static-renditions/queue-ready-asset-renditions';
 import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
@@ -198,6 +199,8 @@ export const ingestAsset = async ({
     if (playbackPlan.rungs.some((rung) => rung.isBackground)) {
       await enqueueJob({ name: 'encode-background-rungs-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `rungs:${assetId}` });
     }
+    const staticRenditions = await queueReadyAssetRenditions(assetId);
+    if (staticRenditions > 0) log.info({ files: staticRenditions }, 'static renditions queued');
     finished = true;
     if (download && readyWhileDownloading) {
       const result = await download.done;

@@ -173,3 +173,12 @@ export const isKnownInBucket = (key: string): boolean => knownInBucket().has(key
 export const markKnownInBucket = (key: string): void => {
   knownInBucket().set(key, true);
 };
+
+/** Removes one file from the bucket (no-op with local disk), e.g. a static rendition deleted through the API. */
+export const unshareFile = async (filePath: string): Promise<void> => {
+  const store = sharedStore();
+  if (store === null) return;
+  const key = objectKeyOf(getEnv().dataDir, filePath);
+  knownInBucket().delete(key);
+  await store.delete(key);
+};
