@@ -12,7 +12,6 @@ const MAX_NAME_LENGTH = 200;
 export const downloadFileName = (requested: string, fileName: string): string => {
   const extension = fileName.slice(fileName.lastIndexOf('.'));
   const lastPart = requested.split(/[/\\]/).at(-1) ?? '';
-  // eslint-disable-next-line no-control-regex
   const cleaned = lastPart.replace(/[\u0000-\u001f\u007f"]/g, '').trim().replace(/^\.+/, '').slice(0, MAX_NAME_LENGTH);
   if (cleaned === '') return fileName;
   return cleaned.toLowerCase().endsWith(extension) ? cleaned : `${cleaned}${extension}`;
