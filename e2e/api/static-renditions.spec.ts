@@ -6,7 +6,7 @@ import { chromium } from '@playwright/test';
 import { Api, type Json } from '../support/api';
 import { chromiumLaunchOptions } from '../support/chromium';
 import { boxesIn, ffprobe } from '../support/media-probe';
-import type { AccessToken, KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
@@ -65,6 +65,12 @@ const expectProgressive = (bytes: Buffer) => {
   expect(types).toContain('mdat');
   expect(types).not.toContain('moof');
   expect(types.indexOf('moov'), `moov before mdat: ${types.join(' ')}`).toBeLessThan(types.indexOf('mdat'));
+};
+
+// Every node's copies of the asset's static renditions (one node, or each node of a cluster run).
+const staticFilesOf = async (assetId: string): Promise<string[]> => {
+  const listed = await Promise.all(assetDirsOf(server, assetId).map((dir) => readdir(path.join(dir, 'static')).catch(() => [] as string[])));
+  return [...new Set(listed.flat())].sort();
 };
 
 const eventsOf = (objectId: string) => receiver.accepted(objectId).map((entry) => entry.event.type as string);
@@ -233,11 +239,10 @@ test('signed playback ID, POST/DELETE after ready: skipped above the source, the
   const probed = await probe(file);
   expect([probed.streams[0].width, probed.streams[0].height]).toEqual([320, 240]);
 
-  const staticDir = path.join(server.dataDir, 'assets', asset.id, 'static');
-  expect(await readdir(staticDir)).toEqual(['highest.mp4']);
+  expect(await staticFilesOf(asset.id), 'no temp or work files left').toEqual(['highest.mp4']);
   await mux.video.assets.deleteStaticRendition(asset.id, highest.id!);
   await receiver.waitForEvent('video.asset.static_rendition.deleted', highest.id!);
-  expect(await readdir(staticDir)).toEqual([]);
+  expect(await staticFilesOf(asset.id)).toEqual([]);
   expect((await fetchFile(playbackId, 'highest.mp4', { query: `token=${videoToken}` })).status).toBe(404);
   expect((await mux.video.assets.retrieve(asset.id)).static_renditions?.files ?? []).toEqual([]);
 });
@@ -263,12 +268,13 @@ test('legacy PUT mp4-support: files built with asset-level webhooks, then "none"
   expectProgressive(capped.bytes);
   expect((await probe(capped.file)).streams.map((stream: Json) => stream.codec_name)).toEqual(['h264', 'aac']);
   expect((await fetchFile(playbackId, 'audio.m4a', { method: 'HEAD' })).status).toBe(200);
+  expect(await staticFilesOf(asset.id)).toEqual(['audio.m4a', 'capped-1080p.mp4']);
 
   const none = await mux.video.assets.updateMP4Support(asset.id, { mp4_support: 'none' });
   expect(none.mp4_support).toBe('none');
   await receiver.waitForEvent('video.asset.static_renditions.deleted', asset.id);
   for (const name of ['capped-1080p.mp4', 'audio.m4a']) expect((await fetchFile(playbackId, name)).status).toBe(404);
-  expect(await readdir(path.join(server.dataDir, 'assets', asset.id, 'static'))).toEqual([]);
+  expect(await staticFilesOf(asset.id)).toEqual([]);
 });
 
 test('mp4_support on create is stored and built once the asset is ready', async ({ media, fixtures }) => {

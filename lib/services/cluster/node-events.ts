@@ -10,6 +10,7 @@ import { segmentCache } from '../playback/runtime';
 import { forgetRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { forgetSigningPublicKey } from '../signing-keys/get-signing-key';
 import { deleteSharedAsset } from '../storage/shared-storage';
+import { removeLocalStaticRenditionFiles } from '../static-renditions/remove-local-static-rendition-files';
 
 // What one node's change means for the others' in-memory state and local files (see
 // lib/coordination/node-events.ts). The node making the change applies it itself, then tells the
@@ -32,6 +33,10 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
         .catch((error: unknown) => getLogger().warn({ err: error, assetId: event.assetId }, 'removing a deleted asset’s files failed'));
       return;
     }
+    case 'static-renditions-deleted':
+      // Never served without their row, but a copy left here would outlive the asset's use of it.
+      await removeLocalStaticRenditionFiles(event.assetId, event.names);
+      return;
     case 'playback-id-deleted':
       await forgetPlaybackId(event.playbackId);
       return;

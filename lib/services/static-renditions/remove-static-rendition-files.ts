@@ -1,15 +1,18 @@
-import { rm } from 'node:fs/promises';
-import { getEnv } from '../../env';
 import { getLogger } from '../../log';
+import { getEnv } from '../../env';
 import { staticRenditionPath } from '../../storage/asset-files';
+import { tellOtherNodes } from '../cluster/node-events';
 import { unshareFile } from '../storage/shared-storage';
+import { removeLocalStaticRenditionFiles } from './remove-local-static-rendition-files';
 
-// After their rows are gone (so no node serves them any more): this node's copy and the bucket's.
-// Other nodes' copies are never served without a row, and are replaced if the file is built again.
+// After their rows are gone (so no node serves them any more): this node's copies, the bucket's,
+// and those other nodes fetched to serve them.
 export const removeStaticRenditionFiles = async (assetId: string, names: string[]): Promise<void> => {
+  if (names.length === 0) return;
+  await removeLocalStaticRenditionFiles(assetId, names);
   for (const name of names) {
     const filePath = staticRenditionPath(getEnv().dataDir, assetId, name);
-    await rm(filePath, { force: true });
     await unshareFile(filePath).catch((error: unknown) => getLogger().warn({ err: error, filePath }, 'removing a static rendition from the bucket failed'));
   }
+  await tellOtherNodes({ type: 'static-renditions-deleted', assetId, names });
 };
