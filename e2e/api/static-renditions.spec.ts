@@ -286,3 +286,25 @@ test('mp4_support on create is stored and built once the asset is ready', async 
   expect(asset.static_renditions.files.map((file: Json) => file.name)).toEqual(['capped-1080p.mp4']);
   expect((await fetchFile(asset.playback_ids[0].id, 'capped-1080p.mp4', { method: 'HEAD' })).status).toBe(200);
 });
+
+test('before the asset is ready: POST is accepted, PUT mp4-support is 412, the file URL is 412; deleting the asset removes its files', async ({ media, fixtures }) => {
+  // The input trickles forever, so the asset stays preparing for as long as the test needs.
+  const created = await api.createAsset({
+    inputs: [{ url: media.slowUrl(fixtures.file('video720p')) }],
+    playback_policies: ['public'],
+    static_renditions: [{ resolution: 'highest' }],
+  });
+  const playbackId = created.playback_ids[0].id as string;
+  const added = await mux.video.assets.createStaticRendition(created.id, { resolution: 'audio-only' });
+  expect(added).toMatchObject({ status: 'preparing', name: 'audio.m4a' });
+  const refused = await api.request('PUT', `/video/v1/assets/${created.id}/mp4-support`, { body: { mp4_support: 'capped-1080p' } });
+  expect(refused.status).toBe(412);
+  expect(refused.json.error).toEqual({ type: 'failed_request', messages: ['Asset is not ready'] });
+  const early = await fetchFile(playbackId, 'highest.mp4');
+  expect(early.status).toBe(412);
+  expect((await early.json()).error.type).toBe('failed_request');
+
+  expect((await api.delete(`/video/v1/assets/${created.id}`)).status).toBe(204);
+  expect((await fetchFile(playbackId, 'highest.mp4')).status).toBe(404);
+  expect(await staticFilesOf(created.id)).toEqual([]);
+});
