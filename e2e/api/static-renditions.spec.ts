@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type Mux from '@mux/mux-node';
@@ -7,6 +7,7 @@ import { Api, type Json } from '../support/api';
 import { chromiumLaunchOptions } from '../support/chromium';
 import { boxesIn, ffprobe } from '../support/media-probe';
 import { assetDirsOf, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
+import { createUpload, sendToUploadUrl, waitForUploadStatus } from '../support/uploads';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
@@ -307,4 +308,18 @@ test('before the asset is ready: POST is accepted, PUT mp4-support is 412, the f
   expect((await api.delete(`/video/v1/assets/${created.id}`)).status).toBe(204);
   expect((await fetchFile(playbackId, 'highest.mp4')).status).toBe(404);
   expect(await staticFilesOf(created.id)).toEqual([]);
+});
+
+test('direct upload: new_asset_settings.static_renditions are created with the asset and built', async ({ fixtures }) => {
+  const upload = await createUpload(api, { new_asset_settings: { playback_policies: ['public'], static_renditions: [{ resolution: 'audio-only' }] }, cors_origin: '*' });
+  const sent = await sendToUploadUrl(upload.url, { body: await readFile(fixtures.path('videoSmall')) });
+  expect(sent.status, sent.describe).toBeLessThan(300);
+  const { asset_id: assetId } = await waitForUploadStatus(api, upload.id, ['asset_created']);
+  const asset = await api.waitForStatus(assetId, ['ready']);
+  const [file] = asset.static_renditions.files;
+  expect(file).toMatchObject({ name: 'audio.m4a', resolution: 'audio-only' });
+  expect(eventsOf(file.id)[0]).toBe('video.asset.static_rendition.created');
+  await receiver.waitForEvent('video.asset.static_rendition.ready', file.id, { timeoutMs: 60_000 });
+  const { file: saved } = await download(asset.playback_ids[0].id, 'audio.m4a');
+  expect((await probe(saved)).streams.map((stream: Json) => stream.codec_name)).toEqual(['aac']);
 });
