@@ -323,3 +323,11 @@ test('direct upload: new_asset_settings.static_renditions are created with the a
   const { file: saved } = await download(asset.playback_ids[0].id, 'audio.m4a');
   expect((await probe(saved)).streams.map((stream: Json) => stream.codec_name)).toEqual(['aac']);
 });
+
+test('an asset that errors takes its static renditions with it: errored, with a webhook', async ({ media, fixtures }) => {
+  const created = await mux.video.assets.create({ inputs: [{ url: media.fileUrl(fixtures.file('corrupt')) }], static_renditions: [{ resolution: 'highest' }] });
+  const fileId = created.static_renditions!.files![0]!.id!;
+  const errored = await receiver.waitForEvent('video.asset.static_rendition.errored', fileId, { timeoutMs: 60_000 });
+  expect(errored.event.data).toMatchObject({ asset_id: created.id, status: 'errored', error: { messages: ['The asset could not be ingested'] } });
+  expect((await mux.video.assets.retrieve(created.id)).static_renditions?.status).toBe('errored');
+});

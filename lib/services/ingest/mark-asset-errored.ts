@@ -3,6 +3,7 @@ import { getEnv } from '../../env';
 import { serializeAsset } from '../../schemas/asset';
 import { assetInclude } from '../assets/asset-record';
 import { forgetAssetPlayback } from '../playback/playback-records';
+import { queueReadyAssetRenditions } from '../static-renditions/queue-ready-asset-renditions';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { objectKeyOf, sourceFilePath } from '../../storage/asset-files';
 import { sharedStore } from '../storage/shared-storage';
@@ -41,6 +42,8 @@ export const markAssetErrored = async ({
     await recordWebhookEvent(tx, { type: 'video.asset.errored', object: { type: 'asset', id: assetId }, data: serializeAsset(errored) });
   });
   await forgetAssetPlayback(assetId);
+  // Its static renditions can never be built: their jobs record them errored, with webhooks.
+  await queueReadyAssetRenditions(assetId);
   const sourcePath = sourceFilePath(getEnv().dataDir, assetId);
   await rm(sourcePath, { force: true });
   const key = objectKeyOf(getEnv().dataDir, sourcePath);
