@@ -8,6 +8,7 @@ import type { LoadSnapshot, MachineInfo, PhaseCpu } from './machine';
 import type { ScaledResult } from './scaled';
 import { renderScaled } from './scaled-report';
 import type { SegmentsResult } from './segments';
+import type { StaticRenditionsResult } from './static-renditions';
 import { formatLatency, formatMs, formatRatio, round } from './stats';
 import type { ReadyRatio, TimeToReadyResult } from './time-to-ready';
 import type { UploadThroughputResult } from './upload-throughput';
@@ -30,7 +31,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -62,6 +63,8 @@ export type BenchResults = {
   uploadThroughput: PhaseOutcome<UploadThroughputResult>;
   /** hls.js in Chromium plays the first minute of fresh assets (clean and camera-like) on a default server. */
   coldPlayback: PhaseOutcome<ColdPlaybackResult>;
+  /** Request → ready of highest.mp4, cold and with the rung's segments cached. */
+  staticRenditions: PhaseOutcome<StaticRenditionsResult>;
   /** Simulated viewers on fresh and on cached assets, and a burst of creates, on a server of its own. */
   underLoad: PhaseOutcome<LoadResult>;
   /** `--scaled`: time-to-ready and segments again on PostgreSQL + Redis + S3, next to the embedded default's. */
@@ -386,6 +389,29 @@ export const renderMarkdown = (results: BenchResults): string => {
         'VmRSS and RssAnon sampled every 50 ms from /proc/<pid>/status.',
     );
   } else parts.push(outcomeNote(uploads) ?? '');
+
+  parts.push('## MP4 static renditions');
+  const staticRenditions = results.staticRenditions;
+  if (staticRenditions.status === 'ok') {
+    const value = staticRenditions.value;
+    parts.push(
+      `\`highest.mp4\` of a fresh ${value.input} asset (${value.durationSeconds} s), timed from just before the POST to the arrival of ` +
+        'the `video.asset.static_rendition.ready` webhook. Cold: none of the top rung\'s segments encoded yet (the build encodes them at ' +
+        'background priority, then remuxes). Cached: the file deleted and requested again, its segments still stored (a copy-remux only).',
+    );
+    parts.push(
+      table(
+        ['Build', 'Request → ready', 'Size', 'Resolution'],
+        [value.cold, value.cached].map((build, index) => [
+          index === 0 ? 'cold' : 'segments cached',
+          formatMs(build.readyMs),
+          build.fileBytes === null ? null : `${(build.fileBytes / 1e6).toFixed(1)} MB`,
+          build.width === null ? null : `${build.width}x${build.height}`,
+        ]),
+      ),
+    );
+    parts.push(`Cold ÷ cached: **${cell(value.coldToCachedRatio)}**.`);
+  } else parts.push(outcomeNote(staticRenditions) ?? '');
 
   parts.push('## Cold playback in a real player');
   const playback = results.coldPlayback;

@@ -17,6 +17,7 @@ import { renderMarkdown, type BenchResults, type PhaseOutcome, type Target } fro
 import { measureScaled } from './scaled';
 import { TOPOLOGIES, type Topology } from './scaled-deployment';
 import { measureSegments } from './segments';
+import { measureStaticRenditions } from './static-renditions';
 import { startStaticServer, type StaticServer } from './static-server';
 import { errorMessage, formatMs, formatRatio, ratio, round } from './stats';
 import { ensureSystemTool } from './system-tools';
@@ -28,7 +29,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 // playback) or `--only <part>` (one part alone; see USAGE).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load'] as const;
+const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions'] as const;
 type OnlyPart = (typeof ONLY)[number];
 
 const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -49,6 +50,9 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
   --only load    just-in-time encoding under load (about 10 min): 10 assets created at once and
                  50 simulated viewers on them the moment they are ready, the same viewers once every
                  rung is cached, then 100 creates at once
+  --only static-renditions
+                 request → ready of highest.mp4 for a fresh clean 300 s 1080p asset: cold (no segment
+                 encoded yet) and again once its segments are cached (a few minutes)
   --skip-baseline
                  full run without the ffmpeg baseline (it takes minutes)
   --runs N       time-to-ready runs per input (default 3)
@@ -250,7 +254,8 @@ const main = async (): Promise<number> => {
   const doUploads = runsPart('upload-throughput');
   const doPlayback = only === 'cold-playback' || (only === undefined && !quick);
   const doLoad = only === 'load' || (only === undefined && !quick);
-  const mainServer = doReady || doSegments || doDelivery;
+  const doStatic = only === 'static-renditions' || (only === undefined && !quick);
+  const mainServer = doReady || doSegments || doDelivery || doStatic;
   const doScaled = scaledRequested && (doReady || doSegments);
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
   const neededSpecs = [
@@ -258,6 +263,7 @@ const main = async (): Promise<number> => {
     ...(doSegments || doDelivery ? [CLEAN_30] : []),
     ...(doPlayback ? PLAYBACK_INPUTS : []),
     ...(doLoad ? [LOAD_INPUT] : []),
+    ...(doStatic ? [CLEAN_300] : []),
     ...(!skipBaseline ? [CLEAN_300] : []),
   ];
   const specs = ALL_INPUTS.filter((spec) => neededSpecs.includes(spec));
@@ -310,6 +316,7 @@ const main = async (): Promise<number> => {
     : doScaled
       ? { status: 'skipped', reason: 'not reached' }
       : { status: 'skipped', reason: '--scaled measures time-to-ready and segments, and this run measures neither' };
+  let staticRenditions: BenchResults['staticRenditions'] = doStatic ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
   let underLoad: BenchResults['underLoad'] = doLoad ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 10 minutes');
 
   // The main server's phases: idle memory, time-to-ready, segments, delivery.
@@ -367,6 +374,13 @@ const main = async (): Promise<number> => {
           }),
         );
       }
+      if (doStatic && longInput) {
+        const input = { label: longInput.label, url: urlOf(longInput), durationSeconds: longInput.durationSeconds };
+        load.push(await loadBefore('before static renditions'));
+        staticRenditions = await phase('static renditions', () =>
+          measureStaticRenditions({ server: activeServer, token, db: activeDb, webhooks: activeWebhooks, input, log }),
+        );
+      }
     } catch (error) {
       log(`setup failed: ${errorMessage(error)}`);
       const failure = { status: 'error' as const, error: errorMessage(error) };
@@ -374,6 +388,7 @@ const main = async (): Promise<number> => {
       if (doReady && timeToReady.status === 'skipped') timeToReady = failure;
       if (doSegments && segments.status === 'skipped') segments = failure;
       if (doDelivery && delivery.status === 'skipped') delivery = failure;
+      if (doStatic && staticRenditions.status === 'skipped') staticRenditions = failure;
     } finally {
       agent.destroy();
       await db?.close();
@@ -882,6 +897,7 @@ const main = async (): Promise<number> => {
     baseline,
     uploadThroughput,
     coldPlayback,
+    staticRenditions,
     underLoad,
     scaled,
     summary,
@@ -896,7 +912,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, underLoad, scaled].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, scaled].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 
