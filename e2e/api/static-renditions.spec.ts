@@ -71,7 +71,8 @@ const expectProgressive = (bytes: Buffer) => {
 // Every node's copies of the asset's static renditions (one node, or each node of a cluster run).
 const staticFilesOf = async (assetId: string): Promise<string[]> => {
   const listed = await Promise.all(assetDirsOf(server, assetId).map((dir) => readdir(path.join(dir, 'static')).catch(() => [] as string[])));
-  return [...new Set(listed.flat())].sort();
+  // Stored as <rendition id>-<name>.
+  return [...new Set(listed.flat().map((file) => file.slice(file.indexOf('-') + 1)))].sort();
 };
 
 const eventsOf = (objectId: string) => receiver.accepted(objectId).map((entry) => entry.event.type as string);

@@ -12,7 +12,7 @@ import { createRedisClient, redisKey } from './redis-client';
 
 const nodeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('asset-deleted'), assetId: z.string() }),
-  z.object({ type: z.literal('static-renditions-deleted'), assetId: z.string(), names: z.array(z.string()) }),
+  z.object({ type: z.literal('static-renditions-deleted'), assetId: z.string(), files: z.array(z.object({ id: z.string(), name: z.string() })) }),
   z.object({ type: z.literal('playback-id-deleted'), playbackId: z.string() }),
   z.object({ type: z.literal('restriction-changed'), restrictionId: z.string() }),
   z.object({ type: z.literal('signing-key-deleted'), keyId: z.string() }),

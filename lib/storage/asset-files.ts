@@ -55,6 +55,7 @@ export const imagesDirectory = (dataDir: string, assetId: string): string =>
 export const imageFilePath = (dataDir: string, assetId: string, fileName: string): string =>
   path.join(imagesDirectory(dataDir, assetId), fileName);
 
-// Static renditions (MP4/M4A downloads): `static/<name>`, e.g. `static/highest.mp4`.
-export const staticRenditionPath = (dataDir: string, assetId: string, name: string): string =>
-  path.join(assetDirectory(dataDir, assetId), 'static', name);
+// Static renditions (MP4/M4A downloads): `static/<rendition id>-<name>`, e.g. `static/Xy12…-highest.mp4`.
+// The id keeps a file deleted and requested again apart from the build it replaces.
+export const staticRenditionPath = (dataDir: string, assetId: string, file: { id: string; name: string }): string =>
+  path.join(assetDirectory(dataDir, assetId), 'static', `${file.id}-${file.name}`);

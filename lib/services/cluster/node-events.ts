@@ -35,7 +35,7 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
     }
     case 'static-renditions-deleted':
       // Never served without their row, but a copy left here would outlive the asset's use of it.
-      await removeLocalStaticRenditionFiles(event.assetId, event.names);
+      await removeLocalStaticRenditionFiles(event.assetId, event.files);
       return;
     case 'playback-id-deleted':
       await forgetPlaybackId(event.playbackId);

@@ -13,11 +13,11 @@ export const getStaticRenditionFile = async ({ playbackId, name, access }: { pla
   const target = await resolvePlayback({ playbackId, access });
   const file = await getDb().staticRendition.findUnique({
     where: { assetId_name: { assetId: target.assetId, name } },
-    select: { status: true, updatedAt: true },
+    select: { id: true, status: true, updatedAt: true },
   });
   if (!file || file.status === 'skipped' || file.status === 'errored') throw notFound('Static rendition');
   if (file.status !== 'ready') throw new ApiError('failed_request', `${name} is still being prepared`);
-  const filePath = staticRenditionPath(getEnv().dataDir, target.assetId, name);
+  const filePath = staticRenditionPath(getEnv().dataDir, target.assetId, { id: file.id, name });
   // Built on another node: copied from the bucket on first request.
   if (!(await isStoredHereOrShared(filePath))) throw notFound('Static rendition');
   return { path: filePath, cacheability: target.cacheability, lastModified: file.updatedAt };

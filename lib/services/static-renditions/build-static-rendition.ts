@@ -13,6 +13,7 @@ import { buildStaticRemuxArgs } from '../../media/static/remux-args';
 import { staticRenditionSource } from '../../media/static/static-rendition-source';
 import { staticRenditionPath } from '../../storage/asset-files';
 import { shareFile } from '../storage/shared-storage';
+import { removeStaticRenditionFiles } from './remove-static-rendition-files';
 import { waitForAudioFile } from '../playback/audio-track';
 import type { PlaybackPlan } from '../playback/playback-plan';
 import { ENCODE_PRIORITY } from '../playback/runtime';
@@ -124,7 +125,7 @@ export const buildStaticRendition = async ({ renditionId, signal, log }: { rendi
   }
 
   const startedAt = performance.now();
-  const target = staticRenditionPath(getEnv().dataDir, asset.id, file.name);
+  const target = staticRenditionPath(getEnv().dataDir, asset.id, file);
   const work = path.join(path.dirname(target), `.work-${renditionId}-${randomBytes(4).toString('hex')}`);
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   try {
@@ -144,7 +145,8 @@ export const buildStaticRendition = async ({ renditionId, signal, log }: { rendi
     });
     // Every node serves it once the bucket has it.
     await shareFile(target);
-    if (!(await settleStaticRendition({ renditionId, outcome }))) await rm(target, { force: true });
+    // Deleted while it was being built: nobody will ask for this file.
+    if (!(await settleStaticRendition({ renditionId, outcome }))) await removeStaticRenditionFiles(asset.id, [file]);
     log.info({ assetId: asset.id, name: file.name, bytes: Number(outcome.fileSize), ms: Math.round(performance.now() - startedAt) }, 'static rendition ready');
   } finally {
     await rm(work, { recursive: true, force: true });

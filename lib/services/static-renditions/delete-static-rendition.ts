@@ -17,5 +17,5 @@ export const deleteStaticRendition = async ({ assetId, renditionId }: { assetId:
     const deleted = await tx.staticRendition.deleteMany({ where: { id: renditionId } });
     if (deleted.count === 1 && !file.viaMp4Support) await recordWebhookEvent(tx, staticRenditionEvent('video.asset.static_rendition.deleted', assetId, file));
   });
-  await removeStaticRenditionFiles(assetId, [file.name]);
+  await removeStaticRenditionFiles(assetId, [file]);
 };

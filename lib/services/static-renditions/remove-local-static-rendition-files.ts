@@ -3,6 +3,6 @@ import { getEnv } from '../../env';
 import { staticRenditionPath } from '../../storage/asset-files';
 
 /** This node's copies of an asset's static renditions. */
-export const removeLocalStaticRenditionFiles = async (assetId: string, names: string[]): Promise<void> => {
-  for (const name of names) await rm(staticRenditionPath(getEnv().dataDir, assetId, name), { force: true });
+export const removeLocalStaticRenditionFiles = async (assetId: string, files: Array<{ id: string; name: string }>): Promise<void> => {
+  for (const file of files) await rm(staticRenditionPath(getEnv().dataDir, assetId, file), { force: true });
 };

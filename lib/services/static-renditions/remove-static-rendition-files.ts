@@ -7,12 +7,12 @@ import { removeLocalStaticRenditionFiles } from './remove-local-static-rendition
 
 // After their rows are gone (so no node serves them any more): this node's copies, the bucket's,
 // and those other nodes fetched to serve them.
-export const removeStaticRenditionFiles = async (assetId: string, names: string[]): Promise<void> => {
-  if (names.length === 0) return;
-  await removeLocalStaticRenditionFiles(assetId, names);
-  for (const name of names) {
-    const filePath = staticRenditionPath(getEnv().dataDir, assetId, name);
+export const removeStaticRenditionFiles = async (assetId: string, files: Array<{ id: string; name: string }>): Promise<void> => {
+  if (files.length === 0) return;
+  await removeLocalStaticRenditionFiles(assetId, files);
+  for (const file of files) {
+    const filePath = staticRenditionPath(getEnv().dataDir, assetId, file);
     await unshareFile(filePath).catch((error: unknown) => getLogger().warn({ err: error, filePath }, 'removing a static rendition from the bucket failed'));
   }
-  await tellOtherNodes({ type: 'static-renditions-deleted', assetId, names });
+  await tellOtherNodes({ type: 'static-renditions-deleted', assetId, files: files.map(({ id, name }) => ({ id, name })) });
 };

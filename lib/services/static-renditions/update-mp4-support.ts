@@ -38,6 +38,6 @@ export const updateMp4Support = async ({ assetId, mp4Support }: { assetId: strin
     return saved;
   });
   notifyJobEnqueued();
-  await removeStaticRenditionFiles(assetId, removed.map((file) => file.name));
+  await removeStaticRenditionFiles(assetId, removed);
   return updated;
 };
