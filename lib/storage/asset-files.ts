@@ -54,3 +54,8 @@ export const imagesDirectory = (dataDir: string, assetId: string): string =>
 
 export const imageFilePath = (dataDir: string, assetId: string, fileName: string): string =>
   path.join(imagesDirectory(dataDir, assetId), fileName);
+
+// Watermark images, normalised to PNG at ingest: `overlays/<n>.png`, n counting the asset's
+// watermark inputs from 0 in stacking order.
+export const overlayImagePath = (dataDir: string, assetId: string, index: number): string =>
+  path.join(assetDirectory(dataDir, assetId), 'overlays', `${index}.png`);
