@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +9,7 @@ import { httpGet, parseMediaPlaylist } from '../support/hls';
 import type { KeyframeServer } from '../support/keyframe-server';
 import { expect, loadMultivariant, multivariantUrl, test, type NamedVariant } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';
+import { createUpload, sendToUploadUrl, waitForUploadStatus } from '../support/uploads';
 
 // Watermarks (overlay_settings inputs) burned into the picture, checked on decoded pixels: the same
 // source is ingested with and without a watermark, and a segment of the lowest and of the highest
@@ -223,6 +224,25 @@ test('a JPEG watermark (opaque) at the top left, sized in px of the 1920×1080 f
     const left = meanAbsError(frame, (x, y) => inRect(x, y, { x: 0, y: rect.y + 3, width: rect.x - 3, height: rect.height - 6 }), (_x, _y, c) => BLUE[c]!);
     expect(left, 'not blue beside it').toBeGreaterThan(60);
   }
+});
+
+test('a direct upload whose settings list only a watermark: echoed as sent, burned into its picture', async ({ playbackFixtures, playbackMedia }) => {
+  await makeImages(playbackFixtures.dir);
+  const file = await playbackFixtures.ensure(SOURCE);
+  const overlay = { url: playbackMedia.fileUrl(JPEG), overlay_settings: { vertical_align: 'middle', horizontal_align: 'center', width: '20%' } };
+  const upload = await createUpload(api, { new_asset_settings: { inputs: [overlay], playback_policies: ['public'] } });
+  // Echoed in Mux's wire form, the alignment defaults as they apply.
+  expect(upload.new_asset_settings.inputs).toEqual([overlay]);
+  const sent = await sendToUploadUrl(upload.url, { body: await readFile(file) });
+  expect(sent.status, sent.text).toBeLessThan(300);
+  const { asset_id: assetId } = await waitForUploadStatus(api, upload.id, ['asset_created']);
+  const asset = await api.waitForStatus(assetId, ['ready', 'errored'], 120_000);
+  expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
+  const frame = await thumbnailFrame(asset.playback_ids[0].id, 'upload');
+  // 20% wide, square, centred.
+  const side = 0.2 * frame.width;
+  const rect = { x: (frame.width - side) / 2, y: (frame.height - side) / 2, width: side, height: side };
+  expect(meanAbsError(frame, (x, y) => inRect(x, y, inset(rect, 3)), (_x, _y, c) => BLUE[c]!), 'solid blue in the middle').toBeLessThan(16);
 });
 
 test('a watermark that is not a PNG or JPEG, or not there, errors the asset with the reason', async ({ playbackFixtures, playbackMedia }) => {
