@@ -17,9 +17,8 @@ export const validateInputUrl = async (
 };
 
 /**
- * The request's inputs with every URL checked (the video's and each watermark image's), in the
- * form stored on the asset: the primary input first, then the watermark inputs with their
- * settings in Mux's wire form (see toStoredInput). Ingest finds watermarks by `overlay_settings`.
+ * The request's inputs, in order, with every URL checked by the guard above (the video's and each
+ * watermark image's) and normalised; `fieldPrefix` names where they sit in the request body.
  */
 export const validateInputs = async (
   inputs: AssetInput[],
