@@ -145,6 +145,26 @@ const thumbnailFrame = async (playbackId: string, label: string): Promise<Frame>
   return decodeFirstFrame(file, width!, height!);
 };
 
+const gifFrame = async (playbackId: string): Promise<Frame> => {
+  const file = path.join(scratch, `${playbackId}.gif`);
+  await writeFile(file, await fetchOk(server.url(`/${playbackId}/animated.gif?width=320`)));
+  return decodeFirstFrame(file, 320, 180);
+};
+
+/** The first tile of the storyboard sprite. */
+const storyboardTile = async (playbackId: string): Promise<Frame> => {
+  const layout = JSON.parse((await fetchOk(server.url(`/${playbackId}/storyboard.json?format=png`))).toString('utf8')) as Json;
+  const file = path.join(scratch, `${playbackId}-storyboard.png`);
+  await writeFile(file, await fetchOk(server.url(`/${playbackId}/storyboard.png`)));
+  const { tile_width: width, tile_height: height } = layout as { tile_width: number; tile_height: number };
+  const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', file, '-vf', `crop=${width}:${height}:0:0`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+    encoding: 'buffer',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  expect(stdout.length).toBe(width * height * 3);
+  return { width, height, rgb: stdout };
+};
+
 const createReady = async (body: Json): Promise<{ assetId: string; playbackId: string }> => {
   const created = await api.createAsset({ playback_policies: ['public'], ...body });
   const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 120_000);
@@ -209,14 +229,15 @@ test('a PNG watermark with alpha is burned into the lowest and highest rungs and
   }
 });
 
-test('a JPEG watermark (opaque) at the top left, sized in px of the 1920×1080 frame', async ({ playbackFixtures, playbackMedia }) => {
+test('a JPEG watermark (opaque) at the top left, sized in px of the 1920×1080 frame: segments, thumbnail, GIF and storyboard', async ({ playbackFixtures, playbackMedia }) => {
   await makeImages(playbackFixtures.dir);
   const source = playbackMedia.fileUrl(path.basename(await playbackFixtures.ensure(SOURCE)));
   const settings = { width: '192px', horizontal_margin: '96px', vertical_margin: '54px' };
   const { playbackId } = await createReady({ inputs: [{ url: source }, { url: playbackMedia.fileUrl(JPEG), overlay_settings: settings }] });
   const ladder = await loadMultivariant(multivariantUrl(server, playbackId));
   const lowest = [...ladder.video].sort((a, b) => a.resolution!.width - b.resolution!.width)[0]!;
-  for (const frame of [await segmentFrame(lowest, 0, 'jpeg'), await thumbnailFrame(playbackId, 'jpeg')]) {
+  const frames = [await segmentFrame(lowest, 0, 'jpeg'), await thumbnailFrame(playbackId, 'jpeg'), await gifFrame(playbackId), await storyboardTile(playbackId)];
+  for (const frame of frames) {
     // 192 px of 1920 is a tenth of the width, square; margins 5% of the width and of the height.
     const rect = { x: 0.05 * frame.width, y: 0.05 * frame.height, width: 0.1 * frame.width, height: 0.1 * frame.width };
     const error = meanAbsError(frame, (x, y) => inRect(x, y, inset(rect, 3)), (_x, _y, c) => BLUE[c]!);
