@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { overlaySettingsSchema, type Overlay } from './overlay-settings';
+import { formatOverlaySettings, overlaySettingsSchema, type Overlay } from './overlay-settings';
 import {
   MP4_SUPPORT_VALUES,
   STATIC_RESOLUTIONS,
@@ -233,4 +233,19 @@ export const staticRenditionProblems = (requests: StaticRenditionRequest[], exis
     problems.push('static_renditions: "highest" cannot be combined with specific resolutions (2160p … 270p); "audio-only" can be combined with either');
   }
   return problems;
+};
+
+/** An input in its stored and echoed form: `overlay_settings` as the strings Mux accepts (and we parse again). */
+export type StoredInput = Omit<AssetInput, 'overlay_settings'> & { overlay_settings?: Record<string, string> };
+
+export const toStoredInput = ({ overlay_settings: overlay, ...input }: AssetInput): StoredInput =>
+  overlay ? { ...input, overlay_settings: formatOverlaySettings(overlay) } : input;
+
+/**
+ * A direct upload's inputs as stored on its asset: the uploaded file is the first input, so when
+ * the settings list only watermarks an empty first input stands for it.
+ */
+export const uploadAssetInputs = (inputs: AssetInput[]): StoredInput[] => {
+  const stored = inputs.map(toStoredInput);
+  return stored[0] && !stored[0].overlay_settings ? stored : [{}, ...stored];
 };

@@ -40,3 +40,22 @@ export type OverlaySettings = z.infer<typeof overlaySettingsSchema>;
 
 /** One watermark of an asset: the image input and where it goes. */
 export type Overlay = { url: string; settings: OverlaySettings };
+
+const formatLength = (length: OverlayLength | undefined) => length && `${length.value}${length.unit}`;
+
+/**
+ * Parsed settings back in Mux's wire form (strings), as an asset's inputs are stored and echoed:
+ * parsing the result again gives the same settings.
+ */
+export const formatOverlaySettings = (settings: OverlaySettings): Record<string, string> => {
+  const wire = {
+    vertical_align: settings.vertical_align,
+    vertical_margin: formatLength(settings.vertical_margin),
+    horizontal_align: settings.horizontal_align,
+    horizontal_margin: formatLength(settings.horizontal_margin),
+    width: formatLength(settings.width),
+    height: formatLength(settings.height),
+    opacity: settings.opacity === undefined ? undefined : `${Math.round(settings.opacity * 1e6) / 1e4}%`,
+  };
+  return Object.fromEntries(Object.entries(wire).filter((entry): entry is [string, string] => entry[1] !== undefined));
+};

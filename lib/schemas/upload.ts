@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assetSettingsSchema, type AssetSettingsBody, type NormalizedAssetSettings } from './asset-settings';
+import { assetSettingsSchema, toStoredInput, type AssetSettingsBody, type NormalizedAssetSettings } from './asset-settings';
 
 // Direct uploads on the wire (mux-api.md §2): the create body, and the Upload object.
 
@@ -39,10 +39,12 @@ export type UploadRecord = {
 // What Mux echoes back: the settings as sent, with the policy spelled the current way
 // (`playback_policy: "public"` comes back as `playback_policies: ["public"]`).
 export const echoedAssetSettings = (body: AssetSettingsBody, settings: NormalizedAssetSettings): Record<string, unknown> => {
-  const { playback_policy: _policy, advanced_playback_policies: _advanced, input, ...rest } = body;
+  const { playback_policy: _policy, advanced_playback_policies: _advanced, input, inputs, ...rest } = body;
+  // Stored too, and parsed again when the upload completes: watermark settings in their wire form.
+  const listed = inputs ?? (typeof input === 'string' ? undefined : input);
   return {
     ...rest,
-    ...(typeof input === 'string' ? {} : input !== undefined && { inputs: input }),
+    ...(listed !== undefined && { inputs: listed.map(toStoredInput) }),
     ...(settings.playbackPolicies.length > 0 && { playback_policies: settings.playbackPolicies }),
   };
 };

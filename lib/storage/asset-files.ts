@@ -59,3 +59,8 @@ export const imageFilePath = (dataDir: string, assetId: string, fileName: string
 // The id keeps a file deleted and requested again apart from the build it replaces.
 export const staticRenditionPath = (dataDir: string, assetId: string, file: { id: string; name: string }): string =>
   path.join(assetDirectory(dataDir, assetId), 'static', `${file.id}-${file.name}`);
+
+// Watermark images, normalised to PNG at ingest: `overlays/<n>.png`, n counting the asset's
+// watermark inputs from 0 in stacking order.
+export const overlayImagePath = (dataDir: string, assetId: string, index: number): string =>
+  path.join(assetDirectory(dataDir, assetId), 'overlays', `${index}.png`);

@@ -3,10 +3,12 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { overlaySettingsSchema } from '../../schemas/overlay-settings';
 import { splitFragmentedMp4 } from '../fmp4';
 import { runProcess } from '../run-process';
-import { ffmpeg, FFMPEG } from '../test-support/media-fixtures';
+import { ffmpeg, FFMPEG, FFPROBE } from '../test-support/media-fixtures';
 import { buildInitSegmentArgs, buildVideoSegmentArgs } from './encode-args';
 import { buildLadder, type Rung } from './ladder';
 import { buildSegmentPlan, encodeWindow } from './segment-plan';
@@ -25,6 +27,7 @@ const canPin = os.availableParallelism() > 1 && spawnSync('taskset', ['-c', '0',
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'keyframe-determinism-'));
   source = path.join(dir, 'source.mp4');
+  await ffmpeg('-f', 'lavfi', '-i', 'color=c=red@0.5:size=64x32,format=rgba', '-frames:v', '1', path.join(dir, 'watermark.png'));
   await ffmpeg(
     '-f', 'lavfi', '-i', 'testsrc2=size=2560x1440:rate=30:duration=4',
     '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', '30', source,
@@ -69,4 +72,31 @@ describe('init segments', () => {
     expect(text).not.toMatch(/Lavf\d/);
     expect(text).not.toMatch(/Lavc\d/);
   }, 60_000);
+});
+
+// The frame times of an encoded segment, from ffprobe (the output written to a file first).
+const packetTimes = async (output: Buffer, name: string): Promise<string> => {
+  const file = path.join(dir, name);
+  await writeFile(file, output);
+  const probe = await runProcess({ command: FFPROBE, args: ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts', '-of', 'csv=p=0', file] });
+  expect(probe.exitCode, probe.stderr).toBe(0);
+  return probe.stdout.trim();
+};
+
+describe('a watermarked segment', () => {
+  test('is bit-exact across encodes, with the frames and timestamps of the plain one', async () => {
+    const overlays = [
+      { path: path.join(dir, 'watermark.png'), width: 64, height: 32, settings: overlaySettingsSchema.parse({ vertical_align: 'bottom', opacity: '50%' }) },
+    ];
+    const window = encodeWindow(plan, 1);
+    const marked = buildVideoSegmentArgs({ inputPath: source, rung: rung('540p'), ...window, overlays });
+    const [first, second, plain] = await Promise.all([encode(marked), encode(marked), encode(buildVideoSegmentArgs({ inputPath: source, rung: rung('540p'), ...window }))]);
+    expect(sha256(second!)).toBe(sha256(first!));
+    expect(sha256(first!)).not.toBe(sha256(plain!));
+    const times = await packetTimes(first!, 'marked.mp4');
+    expect(times.split('\n').length).toBeGreaterThan(50);
+    expect(times).toBe(await packetTimes(plain!, 'plain.mp4'));
+    // The init segment (codec configuration) is the plain one's: players may switch between them freely.
+    expect(splitFragmentedMp4(first!).init.equals(splitFragmentedMp4(plain!).init)).toBe(true);
+  }, 180_000);
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { buildAudioTrackArgs, buildInitSegmentArgs, buildVideoSegmentArgs } from './encode-args';
+import { overlaySettingsSchema } from '../../schemas/overlay-settings';
 import { buildLadder } from './ladder';
 
 const [rung] = buildLadder({ display: { width: 1280, height: 720 }, frameRate: 30, encodingTier: 'smart', maxResolutionTier: '1080p' }).slice(-1);
@@ -98,5 +99,48 @@ describe('buildAudioTrackArgs', () => {
 
   test('no library version in the init segment (bitexact muxing)', () => {
     expect(valueAfter(args, '-fflags')).toBe('+bitexact');
+  });
+});
+
+describe('with watermarks', () => {
+  const overlays = [
+    {
+      path: '/data/overlays/0.png',
+      width: 400,
+      height: 200,
+      settings: overlaySettingsSchema.parse({ vertical_align: 'bottom', horizontal_align: 'right', width: '10%', opacity: '60%' }),
+    },
+  ];
+  const args = buildVideoSegmentArgs({ inputPath: '/data/source', rung: rung!, seekSeconds: 3.983333, durationSeconds: 4, overlays });
+
+  test('the image is a second input, after the seeked video and before the output options', () => {
+    const inputs = args.flatMap((arg, index) => (arg === '-i' ? [args[index + 1]] : []));
+    expect(inputs).toEqual(['/data/source', '/data/overlays/0.png']);
+    expect(args.indexOf('-ss')).toBeLessThan(args.indexOf('-i'));
+    expect(args.lastIndexOf('-i')).toBeLessThan(args.indexOf('-t'));
+  });
+
+  test('one filter graph: the same window and scale, then the watermark laid out for the rung, then yuv420p', () => {
+    expect(args).not.toContain('-vf');
+    expect(valueAfter(args, '-map')).toBe('[out]');
+    expect(valueAfter(args, '-filter_complex')!.split(';')).toEqual([
+      '[0:v:0]trim=end=4.000000,scale=1280:720:flags=bicubic,format=yuv420p[base]',
+      '[1:v:0]format=rgba,scale=128:64:flags=bicubic,colorchannelmixer=aa=0.6[wm0]',
+      '[base][wm0]overlay=x=1152:y=656:eof_action=repeat[wm0on]',
+      '[wm0on]format=yuv420p[out]',
+    ]);
+  });
+
+  test('the encoder settings do not change', () => {
+    const plain = buildVideoSegmentArgs({ inputPath: '/data/source', rung: rung!, seekSeconds: 3.983333, durationSeconds: 4 });
+    for (const flag of ['-t', '-preset', '-level:v', '-b:v', '-g', '-threads', '-x264-params', '-fps_mode', '-enc_time_base:v', '-movflags']) {
+      expect(valueAfter(args, flag)).toBe(valueAfter(plain, flag));
+    }
+  });
+
+  test('the init segment is made with the same graph', () => {
+    const init = buildInitSegmentArgs({ inputPath: '/data/source', rung: rung!, overlays });
+    expect(init).toContain('/data/overlays/0.png');
+    expect(valueAfter(init, '-filter_complex')).toContain('overlay=x=1152:y=656');
   });
 });

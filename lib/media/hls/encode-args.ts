@@ -1,4 +1,5 @@
 import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE } from './audio-plan';
+import { buildVideoFilterArgs, type OverlayImage } from '../overlay/overlay-filter';
 import type { Rung } from './ladder';
 
 // ffmpeg arguments as data, so they can be read and tested without running ffmpeg.
@@ -38,6 +39,7 @@ export const buildVideoSegmentArgs = ({
   durationSeconds,
   keyframeLookaheadSeconds = 0,
   preset = presetForRung(rung),
+  overlays = [],
 }: {
   inputPath: string;
   rung: Rung;
@@ -47,6 +49,8 @@ export const buildVideoSegmentArgs = ({
   // seek) drops the frames before it.
   keyframeLookaheadSeconds?: number;
   preset?: string;
+  /** Watermarks burned into the picture, laid out for the rung's size (see overlay-layout.ts). */
+  overlays?: readonly OverlayImage[];
 }): string[] => {
   const frameRate = rung.frameRate ?? 30;
   const gop = Math.max(1, Math.round(frameRate * KEYFRAME_INTERVAL_SECONDS));
@@ -61,6 +65,12 @@ export const buildVideoSegmentArgs = ({
     lookahead > 0
       ? `trim=start=${(-lookahead).toFixed(6)}:end=${(durationSeconds - lookahead).toFixed(6)},setpts=PTS-STARTPTS`
       : `trim=end=${durationSeconds.toFixed(6)}`;
+  const video = buildVideoFilterArgs({
+    filters: `${window},scale=${rung.width}:${rung.height}:flags=bicubic`,
+    pixelFormat: 'yuv420p',
+    frame: rung,
+    overlays,
+  });
   return [
     '-hide_banner',
     '-nostdin',
@@ -70,10 +80,10 @@ export const buildVideoSegmentArgs = ({
     ...(seekSeconds > 0 ? ['-ss', (seekSeconds + lookahead).toFixed(6)] : []),
     '-i',
     inputPath,
+    // Watermark images: inputs, so before the output options.
+    ...video.inputs,
     '-t',
     readLimit.toFixed(6),
-    '-map',
-    '0:v:0',
     '-an',
     '-sn',
     '-dn',
@@ -85,8 +95,7 @@ export const buildVideoSegmentArgs = ({
     // frames are not on that grid (millisecond WebM timestamps at 23.976 fps, VFR phone video).
     '-enc_time_base:v',
     `1/${VIDEO_TIMESCALE}`,
-    '-vf',
-    `${window},scale=${rung.width}:${rung.height}:flags=bicubic,format=yuv420p`,
+    ...video.filter,
     '-c:v',
     'libx264',
     '-preset',
@@ -135,9 +144,19 @@ export const buildVideoSegmentArgs = ({
 // from the settings, not the pictures: encoding one frame with a segment's exact arguments yields
 // the same bytes as any segment encode (checked by a test), at a fraction of the cost. A player
 // switching rungs asks for the new rung's init.mp4 before its segment.
-export const buildInitSegmentArgs = ({ inputPath, rung }: { inputPath: string; rung: Rung }): string[] => {
+// Watermarks do not change the codec configuration, but the init is made with the segments' exact
+// arguments all the same, so that the test comparing the two keeps covering what segments do.
+export const buildInitSegmentArgs = ({
+  inputPath,
+  rung,
+  overlays = [],
+}: {
+  inputPath: string;
+  rung: Rung;
+  overlays?: readonly OverlayImage[];
+}): string[] => {
   const frameRate = rung.frameRate ?? 30;
-  const args = buildVideoSegmentArgs({ inputPath, rung, seekSeconds: 0, durationSeconds: 1 / frameRate });
+  const args = buildVideoSegmentArgs({ inputPath, rung, seekSeconds: 0, durationSeconds: 1 / frameRate, overlays });
   args.splice(args.indexOf('-f'), 0, '-frames:v', '1');
   return args;
 };

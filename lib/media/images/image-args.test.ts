@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { buildAnimatedArgs, buildFrameGrabArgs, buildTileStripArgs, rgbFrameBytes } from './image-args';
+import { overlaySettingsSchema } from '../../schemas/overlay-settings';
 import { splitRgbFrames } from './raw-frames';
 import { planStoryboard } from './storyboard-layout';
 
@@ -83,5 +84,36 @@ describe('splitRgbFrames', () => {
       [1, 1, 1, 1, 1, 1],
       [2, 2, 2, 2, 2, 2],
     ]);
+  });
+});
+
+describe('with a watermark (images show what the video shows)', () => {
+  const overlays = [{ path: '/d/0.png', width: 100, height: 100, settings: overlaySettingsSchema.parse({ horizontal_align: 'right', width: '25%' }) }];
+
+  test('a frame grab overlays it at the grabbed size, as raw RGB', () => {
+    const args = buildFrameGrabArgs({ inputPath: '/s', seekSeconds: 1, size: { width: 640, height: 360 }, frameLimit: 1, overlays });
+    expect(args.filter((_, index) => args[index - 1] === '-i')).toEqual(['/s', '/d/0.png']);
+    expect(args.indexOf('-ss')).toBeLessThan(args.indexOf('-i'));
+    expect(valueAfter(args, '-map')).toBe('[out]');
+    expect(valueAfter(args, '-filter_complex')!.split(';')).toEqual([
+      '[0:v:0]scale=640:360:flags=bicubic,format=rgb24[base]',
+      '[1:v:0]format=rgba,scale=160:160:flags=bicubic[wm0]',
+      '[base][wm0]overlay=x=480:y=0:eof_action=repeat[wm0on]',
+      '[wm0on]format=rgb24[out]',
+    ]);
+  });
+
+  test('storyboard tiles get it at the tile size', () => {
+    const layout = planStoryboard({ duration: 10, frameRate: 30, display: { width: 1920, height: 1080 } });
+    const args = buildTileStripArgs({ inputPath: '/s', layout, overlays });
+    expect(valueAfter(args, '-filter_complex')).toContain(`scale=${layout.tile.width / 4}:`);
+  });
+
+  test('a GIF overlays it before the palette is made', () => {
+    const args = buildAnimatedArgs({ inputPath: '/s', startSeconds: 0, durationSeconds: 2, fps: 15, size: { width: 320, height: 180 }, format: 'gif', overlays });
+    const graph = valueAfter(args, '-filter_complex')!;
+    expect(graph.indexOf('overlay=')).toBeLessThan(graph.indexOf('palettegen'));
+    expect(graph.endsWith('paletteuse=dither=bayer:bayer_scale=5:diff_mode=rectangle[out]')).toBe(true);
+    expect(args.lastIndexOf('-i')).toBeLessThan(args.indexOf('-filter_complex'));
   });
 });

@@ -1,3 +1,4 @@
+import { buildVideoFilterArgs, type OverlayImage } from '../overlay/overlay-filter';
 import type { StoryboardLayout } from './storyboard-layout';
 import type { Size } from './thumbnail-geometry';
 
@@ -8,7 +9,8 @@ import type { Size } from './thumbnail-geometry';
 // scaling to the display size also corrects non-square pixels.
 
 const QUIET = ['-hide_banner', '-nostdin', '-v', 'error'];
-const VIDEO_ONLY = ['-map', '0:v:0', '-an', '-sn', '-dn'];
+// The video stream is mapped by the filter arguments (a watermarked picture is a filter graph's output).
+const VIDEO_ONLY = ['-an', '-sn', '-dn'];
 const RAW_RGB_TO_STDOUT = ['-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
 
 const seekArgs = (seconds: number) => (seconds > 0 ? ['-ss', seconds.toFixed(6)] : []);
@@ -30,6 +32,7 @@ export const buildFrameGrabArgs = ({
   frameLimit,
   windowSeconds,
   keyframesOnly = false,
+  overlays = [],
 }: {
   inputPath: string;
   seekSeconds: number;
@@ -37,35 +40,41 @@ export const buildFrameGrabArgs = ({
   frameLimit?: number;
   windowSeconds?: number;
   keyframesOnly?: boolean;
-}): string[] => [
-  ...QUIET,
-  ...(keyframesOnly ? ['-skip_frame', 'nokey'] : []),
-  ...seekArgs(seekSeconds),
-  ...(windowSeconds === undefined ? [] : ['-t', windowSeconds.toFixed(6)]),
-  '-i',
-  inputPath,
-  ...VIDEO_ONLY,
-  ...(frameLimit === undefined ? [] : ['-frames:v', String(frameLimit)]),
-  '-vf',
-  `${scaleTo(size)},format=rgb24`,
-  ...RAW_RGB_TO_STDOUT,
-];
+  overlays?: readonly OverlayImage[];
+}): string[] => {
+  const video = buildVideoFilterArgs({ filters: scaleTo(size), pixelFormat: 'rgb24', frame: size, overlays });
+  return [
+    ...QUIET,
+    ...(keyframesOnly ? ['-skip_frame', 'nokey'] : []),
+    ...seekArgs(seekSeconds),
+    ...(windowSeconds === undefined ? [] : ['-t', windowSeconds.toFixed(6)]),
+    '-i',
+    inputPath,
+    ...video.inputs,
+    ...VIDEO_ONLY,
+    ...(frameLimit === undefined ? [] : ['-frames:v', String(frameLimit)]),
+    ...video.filter,
+    ...RAW_RGB_TO_STDOUT,
+  ];
+};
 
 /**
  * Every storyboard tile in one decoding pass: the fps filter emits one frame per tile interval, and
  * with `round=up` each is the last frame at or before the tile's start (the frame on screen then).
  */
-export const buildTileStripArgs = ({ inputPath, layout }: { inputPath: string; layout: StoryboardLayout }): string[] => [
-  ...QUIET,
-  '-i',
+export const buildTileStripArgs = ({
   inputPath,
-  ...VIDEO_ONLY,
-  '-frames:v',
-  String(layout.tiles.length),
-  '-vf',
-  `fps=fps=1/${layout.interval.toFixed(6)}:round=up,${scaleTo(layout.tile)},format=rgb24`,
-  ...RAW_RGB_TO_STDOUT,
-];
+  layout,
+  overlays = [],
+}: {
+  inputPath: string;
+  layout: StoryboardLayout;
+  overlays?: readonly OverlayImage[];
+}): string[] => {
+  const filters = `fps=fps=1/${layout.interval.toFixed(6)}:round=up,${scaleTo(layout.tile)}`;
+  const video = buildVideoFilterArgs({ filters, pixelFormat: 'rgb24', frame: layout.tile, overlays });
+  return [...QUIET, '-i', inputPath, ...video.inputs, ...VIDEO_ONLY, '-frames:v', String(layout.tiles.length), ...video.filter, ...RAW_RGB_TO_STDOUT];
+};
 
 export type AnimatedFormat = 'gif' | 'webp';
 
@@ -75,16 +84,11 @@ export type AnimatedFormat = 'gif' | 'webp';
 // diffusion it is the same from frame to frame, so flat areas do not crawl and the GIF compresses
 // better (a third smaller than sierra2_4a on the Big Buck Bunny titles); `diff_mode=rectangle`
 // re-dithers only the region that changed. WebP: libwebp's animated encoder, lossy.
-const ENCODERS: Record<AnimatedFormat, (filters: string) => string[]> = {
-  gif: (filters) => [
-    '-vf',
-    `${filters},split[frames][sample];[sample]palettegen=stats_mode=full[palette];[frames][palette]paletteuse=dither=bayer:bayer_scale=5:diff_mode=rectangle`,
-    '-loop',
-    '0',
-    '-f',
-    'gif',
-  ],
-  webp: (filters) => ['-vf', filters, '-c:v', 'libwebp_anim', '-lossless', '0', '-quality', '75', '-loop', '0', '-f', 'webp'],
+const PALETTE =
+  'split[frames][sample];[sample]palettegen=stats_mode=full[palette];[frames][palette]paletteuse=dither=bayer:bayer_scale=5:diff_mode=rectangle';
+const ENCODERS: Record<AnimatedFormat, { after?: string; output: string[] }> = {
+  gif: { after: PALETTE, output: ['-loop', '0', '-f', 'gif'] },
+  webp: { output: ['-c:v', 'libwebp_anim', '-lossless', '0', '-quality', '75', '-loop', '0', '-f', 'webp'] },
 };
 
 /** An animated GIF or WebP of [start, start + duration) at `fps`, scaled to `size`, on stdout. */
@@ -95,6 +99,7 @@ export const buildAnimatedArgs = ({
   fps,
   size,
   format,
+  overlays = [],
 }: {
   inputPath: string;
   startSeconds: number;
@@ -102,15 +107,22 @@ export const buildAnimatedArgs = ({
   fps: number;
   size: Size;
   format: AnimatedFormat;
-}): string[] => [
-  ...QUIET,
-  ...seekArgs(startSeconds),
-  // An input limit, not an output one: the GIF palette is only known once its input has ended.
-  '-t',
-  durationSeconds.toFixed(6),
-  '-i',
-  inputPath,
-  ...VIDEO_ONLY,
-  ...ENCODERS[format](`fps=${fps},${scaleTo(size, 'lanczos')}`),
-  'pipe:1',
-];
+  overlays?: readonly OverlayImage[];
+}): string[] => {
+  const { after, output } = ENCODERS[format];
+  const video = buildVideoFilterArgs({ filters: `fps=${fps},${scaleTo(size, 'lanczos')}`, after, frame: size, overlays });
+  return [
+    ...QUIET,
+    ...seekArgs(startSeconds),
+    // An input limit, not an output one: the GIF palette is only known once its input has ended.
+    '-t',
+    durationSeconds.toFixed(6),
+    '-i',
+    inputPath,
+    ...video.inputs,
+    ...VIDEO_ONLY,
+    ...video.filter,
+    ...output,
+    'pipe:1',
+  ];
+};

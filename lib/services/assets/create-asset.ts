@@ -3,9 +3,9 @@ import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import type { AssetRecord } from '../../schemas/asset';
-import { normalizeAssetSettings, type AssetSettingsBody } from '../../schemas/asset-settings';
+import { normalizeAssetSettings, toStoredInput, type AssetSettingsBody } from '../../schemas/asset-settings';
 import { insertAsset } from './insert-asset';
-import { validateInputUrl } from './validate-input-url';
+import { validateInputs } from './validate-input-url';
 
 // POST /video/v1/assets: records the asset as `preparing` and queues its ingest.
 export const createAsset = async ({ body }: { body: AssetSettingsBody }): Promise<AssetRecord> => {
@@ -13,8 +13,8 @@ export const createAsset = async ({ body }: { body: AssetSettingsBody }): Promis
   const normalized = normalizeAssetSettings(body, { inputUrl: 'required' });
   if (!normalized.ok) throw new ApiError('invalid_parameters', normalized.messages);
   const { settings } = normalized;
-  const inputUrl = await validateInputUrl(settings.primaryInputUrl ?? '', { allowPrivate: env.allowPrivateInputUrls });
-  const inputs = [{ ...settings.inputs[0], url: inputUrl }];
+  // Stored as Mux's inputs: the video first, then the watermarks (see toStoredInput).
+  const inputs = (await validateInputs(settings.inputs, { allowPrivate: env.allowPrivateInputUrls })).map(toStoredInput);
   const asset = await getDb().$transaction((tx) =>
     insertAsset(tx, { settings, inputs, ingestType: 'on_demand_url', test: settings.test }),
   );

@@ -1,7 +1,7 @@
 import type { Prisma } from '../../db/generated/client';
 import { enqueueJob } from '../../jobs/queue';
 import { serializeAsset, type AssetRecord } from '../../schemas/asset';
-import type { AssetInput, NormalizedAssetSettings } from '../../schemas/asset-settings';
+import type { NormalizedAssetSettings, StoredInput } from '../../schemas/asset-settings';
 import { generateId } from '../../utils/ids';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { announceStaticRenditions, insertStaticRenditions, staticRenditionSpecs } from '../static-renditions/insert-static-renditions';
@@ -23,7 +23,7 @@ export const insertAsset = async (
     assetId = generateId(),
   }: {
     settings: NormalizedAssetSettings;
-    inputs: AssetInput[];
+    inputs: StoredInput[];
     ingestType: IngestType;
     uploadId?: string;
     test: boolean;

@@ -1,13 +1,33 @@
 import { ApiError } from '../../errors/api-error';
+import type { AssetInput } from '../../schemas/asset-settings';
 import { checkInputUrlSyntax, PRIVATE_ADDRESS_REASON, resolvesToPublicAddresses } from '../../ingest/url-policy';
 
 // Request-level URL problems are a 400 at create time. The address is checked again when the
 // download connects (DNS can change in between, and redirects can point anywhere).
-export const validateInputUrl = async (raw: string, { allowPrivate }: { allowPrivate: boolean }): Promise<string> => {
+export const validateInputUrl = async (
+  raw: string,
+  { allowPrivate, field = 'inputs[0].url' }: { allowPrivate: boolean; field?: string },
+): Promise<string> => {
   const checked = checkInputUrlSyntax(raw, { allowPrivate });
-  if (!checked.ok) throw new ApiError('invalid_parameters', `inputs[0].url: ${checked.reason}`);
+  if (!checked.ok) throw new ApiError('invalid_parameters', `${field}: ${checked.reason}`);
   if (!allowPrivate && (await resolvesToPublicAddresses(checked.url.hostname)) === 'private') {
-    throw new ApiError('invalid_parameters', `inputs[0].url: ${PRIVATE_ADDRESS_REASON}`);
+    throw new ApiError('invalid_parameters', `${field}: ${PRIVATE_ADDRESS_REASON}`);
   }
   return checked.url.toString();
+};
+
+/**
+ * The request's inputs, in order, with every URL checked by the guard above (the video's and each
+ * watermark image's) and normalised; `fieldPrefix` names where they sit in the request body.
+ */
+export const validateInputs = async (
+  inputs: AssetInput[],
+  { allowPrivate, fieldPrefix = '' }: { allowPrivate: boolean; fieldPrefix?: string },
+): Promise<AssetInput[]> => {
+  const checked: AssetInput[] = [];
+  for (const [index, input] of inputs.entries()) {
+    const url = input.url && (await validateInputUrl(input.url, { allowPrivate, field: `${fieldPrefix}inputs[${index}].url` }));
+    checked.push({ ...input, ...(url && { url }) });
+  }
+  return checked;
 };

@@ -27,13 +27,19 @@ export const grabFrame = async ({
 }): Promise<Buffer> => {
   const frameBytes = rgbFrameBytes(size);
   const seekSeconds = frameSeekSeconds(time, source);
-  const exact = await runImageFfmpeg({ args: buildFrameGrabArgs({ inputPath: source.path, seekSeconds, size, frameLimit: 1 }), signal, lane });
+  const exact = await runImageFfmpeg({ args: buildFrameGrabArgs({ inputPath: source.path, seekSeconds, size, frameLimit: 1, overlays: source.overlays }), signal, lane });
   if (exact.length >= frameBytes) return exact.subarray(0, frameBytes);
   // Nothing at or after the seek point: the probed duration overstated where the last frame is
   // (variable frame rate, edit lists). Decode the seconds up to `time` and keep the last frame.
   const shown = clampToVideo(time, source);
   const windowStart = Math.max(0, shown - FALLBACK_WINDOW_SECONDS);
-  const args = buildFrameGrabArgs({ inputPath: source.path, seekSeconds: windowStart, size, windowSeconds: shown - windowStart + 0.001 });
+  const args = buildFrameGrabArgs({
+    inputPath: source.path,
+    seekSeconds: windowStart,
+    size,
+    windowSeconds: shown - windowStart + 0.001,
+    overlays: source.overlays,
+  });
   const last = await runImageFfmpeg({ args, signal, lane, keepLastBytes: frameBytes });
   if (last.length < frameBytes) throw new Error(`ffmpeg decoded no frame near ${time} s`);
   return last;
@@ -48,7 +54,14 @@ const grabExactTile = ({ source, layout, signal }: TileGrab, time: number) =>
 
 const grabKeyframeTile = async (grab: TileGrab, time: number) => {
   const { source, layout, signal } = grab;
-  const args = buildFrameGrabArgs({ inputPath: source.path, seekSeconds: time, size: layout.tile, frameLimit: 1, keyframesOnly: true });
+  const args = buildFrameGrabArgs({
+    inputPath: source.path,
+    seekSeconds: time,
+    size: layout.tile,
+    frameLimit: 1,
+    keyframesOnly: true,
+    overlays: source.overlays,
+  });
   const keyframe = await runImageFfmpeg({ args, signal, lane: 'storyboard' });
   const frameBytes = rgbFrameBytes(layout.tile);
   // No keyframe after the tile's start (the last GOP): its exact frame instead.
@@ -56,7 +69,7 @@ const grabKeyframeTile = async (grab: TileGrab, time: number) => {
 };
 
 const grabInOnePass = async ({ source, layout, signal }: TileGrab): Promise<Buffer[]> => {
-  const output = await runImageFfmpeg({ args: buildTileStripArgs({ inputPath: source.path, layout }), signal, lane: 'storyboard' });
+  const output = await runImageFfmpeg({ args: buildTileStripArgs({ inputPath: source.path, layout, overlays: source.overlays }), signal, lane: 'storyboard' });
   const frames = splitRgbFrames(output, layout.tile);
   const last = frames.at(-1);
   if (!last) throw new Error('ffmpeg decoded no frames for the storyboard');

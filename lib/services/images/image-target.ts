@@ -6,6 +6,9 @@ import { primaryVideo } from '../../media/media-summary';
 import { paramsFromClaims, type ImageParamSource, type Parsed } from '../../schemas/image-params';
 import { resolvePlayback, type Cacheability, type PlaybackAccess } from '../playback/resolve-playback';
 import { sourceInput } from '../ingest/source-input';
+import type { OverlayImage } from '../../media/overlay/overlay-filter';
+import { overlayImages } from '../playback/overlay-images';
+import type { PlannedOverlay } from '../playback/playback-plan';
 
 // What every image request starts from: the playback ID resolved with the image audience (status
 // codes, signed tokens and playback restrictions are resolvePlayback's), the parameters (for a
@@ -22,6 +25,8 @@ export type ImageTarget = {
   token: string | null;
   params: ImageParamSource;
   video: VideoTimeline;
+  /** Burned into every image too, as into the video: a thumbnail shows what the viewer sees. */
+  overlays: PlannedOverlay[];
 };
 
 export const resolveImageTarget = async ({
@@ -44,6 +49,7 @@ export const resolveImageTarget = async ({
     token: access.token,
     params: signed ? paramsFromClaims(claims) : query,
     video: { duration: plan.video.duration, frameRate: plan.video.frameRate },
+    overlays: plan.overlays ?? [],
   };
 };
 
@@ -52,7 +58,7 @@ export const validParams = <T>(parsed: Parsed<T>): T => {
   return parsed.value;
 };
 
-export type VideoSource = VideoTimeline & { path: string; display: Size };
+export type VideoSource = VideoTimeline & { path: string; display: Size; overlays: OverlayImage[] };
 
 // The display size (after rotation and pixel aspect ratio) comes from the probe made at ingest.
 // Read only when something has to be generated or laid out, not for images already on disk.
@@ -64,5 +70,6 @@ export const loadVideoSource = async (target: ImageTarget): Promise<VideoSource>
     ...target.video,
     path: await sourceInput(target.assetId),
     display: { width: video.displayWidth, height: video.displayHeight },
+    overlays: await overlayImages(target.assetId, target),
   };
 };

@@ -13,7 +13,7 @@ import { serializeAsset } from '../../schemas/asset';
 import { enqueueJob } from '../../jobs/queue';
 import { recordIngestStep, type IngestStep } from '../../metrics/record';
 import { measureEncodeCostIfUnknown } from '../playback/measure-encode-cost';
-import { buildPlaybackPlan } from '../playback/playback-plan';
+import { buildPlaybackPlan, type PlaybackPlan } from '../playback/playback-plan';
 import { assetInclude } from '../assets/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
@@ -22,6 +22,7 @@ import { generateId } from '../../utils/ids';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
 import { downloadSource, type SourceDownload } from './download-source';
+import { fetchOverlays } from './fetch-overlays';
 import { withIngestCpuSlot } from './ingest-cpu-slots';
 import { withCompleteFileSize } from './inspect-while-downloading';
 import { markAssetErrored } from './mark-asset-errored';
@@ -83,6 +84,12 @@ export const ingestAsset = async ({
   let download: SourceDownload | null = null;
   let finished = false;
   try {
+    // Watermarks first: a bad image fails the asset before its video is fetched.
+    const watermarks = await fetchOverlays({ assetId, inputsJson: asset.inputsJson, signal: stopDownload.signal });
+    if (!watermarks.ok) {
+      await markAssetErrored({ assetId, type: watermarks.type, messages: [watermarks.message] });
+      return;
+    }
     if (!(await isStoredFile(sourcePath)) && asset.uploadId !== null) {
       if (!(await adoptUploadedFile({ uploadId: asset.uploadId, sourcePath, signal }))) {
         await markAssetErrored({ assetId, type: 'invalid_input', messages: ['The uploaded file is no longer available'] });
@@ -142,12 +149,15 @@ export const ingestAsset = async ({
       newTrackId: () => generateId(),
       durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
     });
-    const playbackPlan = buildPlaybackPlan({
-      probe,
-      encodingTier: asset.encodingTier as EncodingTier,
-      maxResolutionTier: asset.maxResolutionTier as MaxResolutionTier,
-      durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
-    });
+    const playbackPlan: PlaybackPlan = {
+      ...buildPlaybackPlan({
+        probe,
+        encodingTier: asset.encodingTier as EncodingTier,
+        maxResolutionTier: asset.maxResolutionTier as MaxResolutionTier,
+        durationCapSeconds: asset.test ? TEST_ASSET_MAX_SECONDS : undefined,
+      }),
+      ...(watermarks.overlays.length > 0 && { overlays: watermarks.overlays }),
+    };
     // video.asset.ready is recorded with the status change, and only if this update made it.
     const readyAt = new Date();
     const readyAtEpochMs = readyAt.getTime();

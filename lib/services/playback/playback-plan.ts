@@ -3,6 +3,7 @@ import { buildAudioSegmentDurations } from '../../media/hls/audio-plan';
 import { buildLadder, type EncodingTier, type MaxResolutionTier, type Rung } from '../../media/hls/ladder';
 import { buildSegmentPlan, type SegmentPlan } from '../../media/hls/segment-plan';
 import { primaryAudio, primaryVideo } from '../../media/media-summary';
+import type { OverlaySettings } from '../../schemas/overlay-settings';
 
 // Everything playback needs, decided at ingest before the asset is ready: the video segment plan,
 // the ladder, and the audio rendition's layout. Nothing is encoded yet.
@@ -11,7 +12,12 @@ export type PlaybackPlan = {
   video: SegmentPlan | null;
   rungs: Rung[];
   audio: { duration: number; channels: number; segmentDurations: number[] } | null;
+  /** Watermarks, in stacking order (see fetch-overlays.ts); absent on assets without any. */
+  overlays?: PlannedOverlay[];
 };
+
+/** A watermark as fetched at ingest: its normalised image's size and where it goes. */
+export type PlannedOverlay = { width: number; height: number; settings: OverlaySettings };
 
 const AUDIO_OUTPUT_CHANNELS = 2;
 const FALLBACK_FRAME_RATE = 30;

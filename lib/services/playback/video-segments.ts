@@ -14,6 +14,7 @@ import { sourceInput } from '../ingest/source-input';
 import { publicUrlInBucket, redirectsToBucket } from '../storage/bucket-redirects';
 import { fetchFromBucket, isStoredHereOrShared, shareFile, shareInBackground, sharedStore } from '../storage/shared-storage';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
+import { overlayImages } from './overlay-images';
 import type { PlaybackPlan } from './playback-plan';
 import { publishFile } from '../../storage/atomic-file';
 import {
@@ -93,10 +94,11 @@ const encodeVideoSegmentBytes = async (
 
   const window = encodeWindow(videoPlan, index);
   const inputPath = await sourceInput(assetId);
+  const overlays = await overlayImages(assetId, plan);
   const startedAt = performance.now();
   const output = await encodeToMemory({
     assetId,
-    args: buildVideoSegmentArgs({ inputPath, rung, ...window }),
+    args: buildVideoSegmentArgs({ inputPath, rung, ...window, overlays }),
     cancel: attempt.signal,
     what: `${rung.name} segment ${index}`,
     // Work nobody waits for (background rungs, cache fill) runs on what viewers leave idle.
@@ -292,9 +294,10 @@ const watchViewer = (flight: InFlightEncode, viewer: AbortSignal): (() => void) 
 
 const initEncodes = () => processSingleton('init-encodes', () => new Map<string, Promise<void>>());
 
-const encodeInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index' | 'plan'>): Promise<void> => {
+const encodeInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<void> => {
   const inputPath = await sourceInput(assetId);
-  const output = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung }), what: `the ${rung.name} init segment` });
+  const overlays = await overlayImages(assetId, plan);
+  const output = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung, overlays }), what: `the ${rung.name} init segment` });
   await publishInitOnce(assetId, rung, splitFragmentedMp4(output).init);
 };
 
@@ -302,7 +305,7 @@ const encodeInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'
 // The init comes from a one-frame encode (about 0.15 s, so it skips the encoder queue) rather than
 // from encoding segment 0, which that player does not need; a starting player, whose segment 0 is
 // already being encoded, gets the init that encode writes.
-export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
+export const ensureInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
   if (await isStoredHereOrShared(initPath)) return initPath;
   const segmentZero = inFlightEncodes().get(encodeKey(assetId, rung.name, 0));
@@ -313,7 +316,7 @@ export const ensureInitSegment = async ({ assetId, rung }: Omit<SegmentRequest, 
   const key = `${assetId}/${rung.name}`;
   let encode = initEncodes().get(key);
   if (!encode) {
-    encode = encodeInitSegment({ assetId, rung }).finally(() => initEncodes().delete(key));
+    encode = encodeInitSegment({ assetId, plan, rung }).finally(() => initEncodes().delete(key));
     initEncodes().set(key, encode);
   }
   await encode;

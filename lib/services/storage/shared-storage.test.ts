@@ -1,12 +1,18 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
-import { assetDirectory, assetObjectPrefix, mediaSegmentPath, sourceFilePath } from '../../storage/asset-files';
+import { assetDirectory, assetObjectPrefix, mediaSegmentPath, overlayImagePath, sourceFilePath } from '../../storage/asset-files';
+import { runProcess } from '../../media/run-process';
+import { assetSettingsSchema } from '../../schemas/asset-settings';
 import { createS3Store } from '../../storage/s3-store';
 import { uploadDirectory } from '../../storage/upload-files';
 import { s3OptionsOf, SWIFT_START_TIMEOUT_MS } from '../../storage/test-support/swift-fixture';
@@ -140,6 +146,48 @@ describe('S3 storage across nodes', () => {
 
     await deleteAsset({ assetId });
     expect(await node.bucketKeys(assetObjectPrefix(assetId))).toEqual([]);
+  }, 120_000);
+
+  it('shares a watermark image at ingest; a node without it copies it from the bucket before encoding', async (context: TestContext) => {
+    if (!node) return context.skip('Swift is not available here');
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'keyframe-watermark-'));
+    const image = path.join(scratch, 'mark.png');
+    await runProcess({ command: 'ffmpeg', args: ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=64x32', '-frames:v', '1', image] });
+    const server = http.createServer((_request, response) => response.end(readFileSync(image)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const imageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mark.png`;
+      const created = await createAsset({
+        body: assetSettingsSchema.parse({
+          inputs: [{ url: node.inputUrl }, { url: imageUrl, overlay_settings: { vertical_align: 'bottom', width: '20%' } }],
+          playback_policies: ['public'],
+        }),
+      });
+      await ingestAsset({ assetId: created.id, signal: new AbortController().signal, log: getLogger() });
+      const asset = await getDb().asset.findUniqueOrThrow({ where: { id: created.id }, include: { playbackIds: true } });
+      expect(asset.status).toBe('ready');
+      const prefix = assetObjectPrefix(asset.id);
+      const stored = overlayImagePath(getEnv().dataDir, asset.id, 0);
+      expect(await node.bucketKeys(`${prefix}overlays/`)).toEqual([`${prefix}overlays/0.png`]);
+      const normalised = await readFile(stored);
+
+      // Another node: none of the asset's files.
+      const localCopy = assetDirectory(getEnv().dataDir, asset.id);
+      await rm(localCopy, { recursive: true, force: true });
+      segmentCache().forgetUnder(localCopy);
+      const runsOnB = node.ffmpegRuns().length;
+      const rendition = (JSON.parse(asset.planJson!) as { rungs: Array<{ name: string }> }).rungs[0]!.name;
+      const found = await getRenditionFile({ playbackId: asset.playbackIds[0]!.id, rendition, file: '0.m4s', access });
+      expect('path' in found).toBe(true);
+      const encodes = node.ffmpegRuns().slice(runsOnB);
+      expect(encodes).toHaveLength(1);
+      expect(encodes[0]).toContain(stored);
+      expect(digest(await readFile(stored))).toBe(digest(normalised));
+      await deleteAsset({ assetId: asset.id });
+    } finally {
+      server.close();
+      await rm(scratch, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('counts a bucket it cannot reach as not having a file (the node then produces it), except where the file is needed', async (context: TestContext) => {

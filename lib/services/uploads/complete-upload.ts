@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { notifyJobEnqueued } from '../../jobs/signals';
-import { assetSettingsSchema, normalizeAssetSettings } from '../../schemas/asset-settings';
+import { assetSettingsSchema, normalizeAssetSettings, uploadAssetInputs } from '../../schemas/asset-settings';
 import { generateId } from '../../utils/ids';
 import { insertAsset } from '../assets/insert-asset';
 import { recordUploadEvent } from './upload-record';
@@ -30,7 +30,7 @@ export const completeUpload = async ({ uploadId }: { uploadId: string }): Promis
     await insertAsset(tx, {
       assetId,
       settings: normalized.settings,
-      inputs: normalized.settings.inputs.length > 0 ? normalized.settings.inputs : [{}],
+      inputs: uploadAssetInputs(normalized.settings.inputs),
       ingestType: 'on_demand_direct_upload',
       uploadId,
       test: upload.test,

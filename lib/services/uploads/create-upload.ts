@@ -1,8 +1,10 @@
 import { getDb } from '../../db/client';
+import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { normalizeAssetSettings } from '../../schemas/asset-settings';
 import { echoedAssetSettings, UPLOAD_TIMEOUT_DEFAULT_SECONDS, type CreateUploadBody } from '../../schemas/upload';
 import { generateId } from '../../utils/ids';
+import { validateInputs } from '../assets/validate-input-url';
 import { recordUploadEvent, type StoredUpload } from './upload-record';
 
 // POST /video/v1/uploads: a `waiting` upload whose URL accepts the file until `timeout` passes.
@@ -11,6 +13,8 @@ export const createUpload = async ({ body }: { body: CreateUploadBody }): Promis
   const assetSettings = body.new_asset_settings ?? {};
   const normalized = normalizeAssetSettings(assetSettings, { inputUrl: 'forbidden' });
   if (!normalized.ok) throw new ApiError('invalid_parameters', normalized.messages.map((message) => `new_asset_settings: ${message}`));
+  // Watermark image URLs pass the same guard as an asset's input URL, now rather than at ingest.
+  await validateInputs(normalized.settings.inputs, { allowPrivate: getEnv().allowPrivateInputUrls, fieldPrefix: 'new_asset_settings.' });
   const timeoutSeconds = body.timeout ?? UPLOAD_TIMEOUT_DEFAULT_SECONDS;
   const createdAt = new Date();
   return getDb().$transaction(async (tx) => {
