@@ -54,3 +54,9 @@ export const imagesDirectory = (dataDir: string, assetId: string): string =>
 
 export const imageFilePath = (dataDir: string, assetId: string, fileName: string): string =>
   path.join(imagesDirectory(dataDir, assetId), fileName);
+
+// The temporary master download (master access): `master/mezzanine.mp4` (`.m4a` for audio only).
+export const masterDirectory = (dataDir: string, assetId: string): string => path.join(assetDirectory(dataDir, assetId), 'master');
+
+export const masterFilePath = (dataDir: string, assetId: string, fileName: string): string =>
+  path.join(masterDirectory(dataDir, assetId), fileName);

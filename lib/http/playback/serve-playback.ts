@@ -24,6 +24,7 @@ import {
   storyboardTextCacheControl,
 } from './playback-headers';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
+import { matchMasterPath, serveMaster } from './serve-master';
 import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
 
 // The playback host, answered by the Node server before Next.js routing: playlists, segments and
@@ -162,6 +163,11 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
 export const servePlayback = (request: IncomingMessage, response: ServerResponse): boolean => {
   const url = request.url ?? '/';
   const queryStart = url.indexOf('?');
+  const master = matchMasterPath(queryStart === -1 ? url : url.slice(0, queryStart));
+  if (master && (request.method === 'GET' || request.method === 'HEAD')) {
+    void serveMaster(request, response, { ...master, query: new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1)) });
+    return true;
+  }
   const path = matchPlaybackPath(queryStart === -1 ? url : url.slice(0, queryStart));
   if (!path) return false;
   countHttpRequest(response, playbackRouteClass(path));

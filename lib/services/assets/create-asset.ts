@@ -3,7 +3,8 @@ import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import type { AssetRecord } from '../../schemas/asset';
-import { normalizeAssetSettings, type AssetSettingsBody } from '../../schemas/asset-settings';
+import { normalizeAssetSettings, type AssetSettingsBody, type ClipSettings, type NormalizedAssetSettings } from '../../schemas/asset-settings';
+import { resolveClip } from '../clips/resolve-clip';
 import { insertAsset } from './insert-asset';
 import { validateInputUrl } from './validate-input-url';
 
@@ -12,6 +13,7 @@ export const createAsset = async ({ body }: { body: AssetSettingsBody }): Promis
   const env = getEnv();
   const normalized = normalizeAssetSettings(body, { inputUrl: 'required' });
   if (!normalized.ok) throw new ApiError('invalid_parameters', normalized.messages);
+  if (normalized.settings.clip) return createClip(body, normalized.settings, normalized.settings.clip);
   const { settings } = normalized;
   const inputUrl = await validateInputUrl(settings.primaryInputUrl ?? '', { allowPrivate: env.allowPrivateInputUrls });
   const inputs = [{ ...settings.inputs[0], url: inputUrl }];
@@ -19,6 +21,15 @@ export const createAsset = async ({ body }: { body: AssetSettingsBody }): Promis
     insertAsset(tx, { settings, inputs, ingestType: 'on_demand_url', test: settings.test }),
   );
   // Committed: now the worker can see the ingest job.
+  notifyJobEnqueued();
+  return asset;
+};
+
+// A clip of another asset (mux://assets/{id}): checked against its source, then ingested like any
+// asset, its source being the cut (see cut-clip.ts).
+const createClip = async (body: AssetSettingsBody, normalized: NormalizedAssetSettings, clip: ClipSettings): Promise<AssetRecord> => {
+  const { settings, inputs } = await resolveClip(body, normalized, clip);
+  const asset = await getDb().$transaction((tx) => insertAsset(tx, { settings, inputs, ingestType: 'on_demand_clip', test: settings.test }));
   notifyJobEnqueued();
   return asset;
 };
