@@ -99,11 +99,21 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
           playbackId: path.playbackId,
           maxResolution: query.get('max_resolution') ?? undefined,
           minResolution: query.get('min_resolution') ?? undefined,
+          assetStartTime: query.get('asset_start_time') ?? undefined,
+          assetEndTime: query.get('asset_end_time') ?? undefined,
           access: accessFor(playback, 'v'),
         }),
       );
     case 'rendition-playlist':
-      return playlistReply(await getRenditionPlaylist({ playbackId: path.playbackId, rendition: path.rendition, access: accessFor(playback, 'v') }));
+      return playlistReply(
+        await getRenditionPlaylist({
+          playbackId: path.playbackId,
+          rendition: path.rendition,
+          assetStartTime: query.get('asset_start_time') ?? undefined,
+          assetEndTime: query.get('asset_end_time') ?? undefined,
+          access: accessFor(playback, 'v'),
+        }),
+      );
     case 'rendition-file':
       return renditionFileReply(playback, path.rendition, path.file);
     case 'image':
@@ -117,6 +127,8 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
 // Next.js enables AsyncLocalStorage (an async hook on every promise in Node 20), each promise on this
 // path costs measurably at tens of thousands of requests a second.
 const storedPlaylist = (path: PlaybackPath, query: URLSearchParams): PlaybackText | null => {
+  // Looked up by path alone: an instant clip (a range in the query) always takes the full path.
+  if (query.has('asset_start_time') || query.has('asset_end_time')) return null;
   if (path.kind === 'rendition-playlist') return storedRenditionPlaylist({ playbackId: path.playbackId, rendition: path.rendition });
   if (path.kind !== 'multivariant') return null;
   return storedMultivariantPlaylist({
