@@ -16,8 +16,8 @@ export const buildClipArgs = ({ input, output, startSeconds, endSeconds, hasVide
   '-t', seconds(endSeconds - startSeconds),
   ...(hasVideo ? ['-map', '0:v:0', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '16', '-pix_fmt', 'yuv420p'] : []),
   ...(hasAudio ? ['-map', '0:a:0', '-c:a', 'aac', '-b:a', '256k'] : []),
-  // Timestamps restart at 0 for video and audio alike, so they stay in sync.
-  '-avoid_negative_ts', 'make_zero',
+  // No -avoid_negative_ts: with input seeking both streams already start at 0 (the default keeps
+  // the AAC priming in an edit list), and shifting them made the video start 80 ms late.
   '-map_metadata', '-1',
   '-movflags', '+faststart',
   '-f', 'mp4',
