@@ -17,7 +17,9 @@ export const matchMasterPath = (pathname: string): { assetId: string; fileName: 
 // A quoted ASCII fallback and the exact name (RFC 6266 / RFC 8187).
 export const attachmentDisposition = (name: string): string => {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_').slice(0, 200) || 'download';
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  // encodeURIComponent leaves ' ( ) * alone, which RFC 8187's attr-char does not allow.
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 };
 
 export const serveMaster = async (

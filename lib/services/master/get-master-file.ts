@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { ApiError, notFound } from '../../errors/api-error';
@@ -34,7 +35,11 @@ export const getMasterFile = async ({
     asset.masterStatus === 'ready' &&
     asset.masterExpiresAt !== null &&
     Math.floor(asset.masterExpiresAt.getTime() / 1000) === Number(expires);
-  if (!asset || !current) throw new ApiError('gone', 'This master is no longer available; request master access again');
+  if (!asset || !current) {
+    // With S3, a node other than the one that removed it may still hold a copy from the bucket.
+    if (asset?.masterAccess === 'none') await rm(masterFilePath(getEnv().dataDir, assetId, fileName), { force: true });
+    throw new ApiError('gone', 'This master is no longer available; request master access again');
+  }
   if (fileName !== masterFileName(asset.tracksJson)) throw notFound('Master');
   const path = masterFilePath(getEnv().dataDir, assetId, fileName);
   // With S3 the node that made it may be another: the bucket has it (copied here first).
