@@ -61,6 +61,12 @@ export const ingestAsset = async ({
   if (!asset) return;
   const sourcePath = sourceFilePath(env.dataDir, assetId);
   if (asset.status === 'ready' && asset.uploadId === null && !(await isSourceStored(assetId))) {
+    // A clip's source is its cut, made again (the node that made it stopped before sharing it).
+    if (asset.ingestType === 'on_demand_clip') {
+      await cutClip({ inputsJson: asset.inputsJson, sourcePath, signal });
+      await shareSource(assetId);
+      return;
+    }
     await finishSourceDownload({ assetId, inputsJson: asset.inputsJson, expectedBytes: asset.sourceBytes, sourcePath, signal, log });
     return;
   }
