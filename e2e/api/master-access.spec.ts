@@ -6,6 +6,7 @@ import { makeSource, makeTempDir, probeStreams, removeDir } from '../support/cli
 import type { AccessToken, KeyframeServer } from '../support/keyframe-server';
 import { MediaServer } from '../support/media-server';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
+import { createUpload, putWholeFile, waitForUploadStatus } from '../support/uploads';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Master access end to end: the temporary download URL works without credentials (Range, HEAD,
@@ -150,4 +151,17 @@ test('PUT master-access: 412 before ready; temporary then none removes the downl
 
   const bad = await api.request('PUT', `/video/v1/assets/${created.id}/master-access`, { body: { master_access: 'forever' } });
   expect(bad.status).toBe(400);
+});
+
+test('a direct upload with new_asset_settings.master_access temporary gets its master once ready', async () => {
+  test.setTimeout(90_000);
+  const upload = await createUpload(api, { cors_origin: '*', new_asset_settings: { playback_policies: ['public'], master_access: 'temporary' } });
+  const sent = await putWholeFile(upload.url, path.join(dir, 'source.mp4'));
+  expect(sent.status).toBeLessThan(300);
+  const { asset_id: assetId } = await waitForUploadStatus(api, upload.id, ['asset_created']);
+  const ready = await waitForMaster(assetId, 'ready');
+  expect(ready.master_access).toBe('temporary');
+  const response = await fetch(ready.master.url);
+  expect(response.status).toBe(200);
+  expect(Buffer.from(await response.arrayBuffer()).length).toBeGreaterThan(1000);
 });

@@ -77,7 +77,8 @@ export const getMultivariantPlaylist = async ({
   const { rungs: affordable, degraded } = affordableRungs(assetId, plan, filterLadder(available, limits));
   const now = Date.now();
   const { rungs, lowered } = startFirst(affordable, canStartOn(assetId, plan, now));
-  warmFirstSegment(assetId, plan, rungs[0], now);
+  // A clip starts elsewhere than segment 0; its player asks soon enough.
+  if (!range) warmFirstSegment(assetId, plan, rungs[0], now);
   const key = ['multivariant', playbackId, proof ?? '', clipRangeKey(range), ...rungs.map((rung) => rung.name)].join('|');
   // The media playlists get the range in their URLs (their own requests carry no token).
   const uriOf = (name: string) => withClipRange(withProof(`${playbackId}/${name}.m3u8`, proof), range);
