@@ -1,9 +1,10 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import type Mux from '@mux/mux-node';
 import { Api, type Json } from '../support/api';
 import { makeSource, makeTempDir, probeStreams, removeDir } from '../support/clip-media';
-import type { AccessToken, KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
 import { MediaServer } from '../support/media-server';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 import { createUpload, putWholeFile, waitForUploadStatus } from '../support/uploads';
@@ -61,8 +62,10 @@ const waitForMaster = async (assetId: string, status: string, timeoutMs = 60_000
 };
 
 test('created with master_access temporary: a signed MP4 download, then expiry reverts it to none', async () => {
-  test.setTimeout(150_000);
+  test.setTimeout(200_000);
   const created = await api.createAsset({ inputs: [{ url: sourceUrl }], playback_policies: ['public'], master_access: 'temporary' });
+  // Never read after it is ready: only the maintenance sweep (every minute) can expire it.
+  const unread = await api.createAsset({ inputs: [{ url: sourceUrl }], playback_policies: ['public'], master_access: 'temporary' });
   expect(created.master_access).toBe('temporary');
   expect(created.master).toBeUndefined();
   expect((await api.waitForStatus(created.id, ['ready', 'errored'])).status).toBe('ready');
@@ -115,6 +118,14 @@ test('created with master_access temporary: a signed MP4 download, then expiry r
   expect(masterEvents).toEqual(['video.asset.master.preparing', 'video.asset.master.ready', 'video.asset.master.deleted']);
   const readyEvent = await receiver.waitForEvent('video.asset.master.ready', created.id);
   expect(readyEvent.event.data.master).toEqual({ status: 'ready', url: ready.master.url });
+
+  const unreadReady = await receiver.waitForEvent('video.asset.master.ready', unread.id);
+  const unreadUrl = unreadReady.event.data.master.url as string;
+  const unreadDeleted = await receiver.waitForEvent('video.asset.master.deleted', unread.id, { timeoutMs: 90_000 });
+  expect(unreadDeleted.event.data.master_access).toBe('none');
+  expect(unreadDeleted.event.data.master).toBeUndefined();
+  expect((await fetch(unreadUrl)).status).toBe(410);
+  for (const assetDir of assetDirsOf(server, unread.id)) expect(existsSync(path.join(assetDir, 'master', 'mezzanine.mp4'))).toBe(false);
 });
 
 test('PUT master-access: 412 before ready; temporary then none removes the download at once (SDK)', async () => {
