@@ -5,6 +5,7 @@ import { makeSource, makeTempDir, removeDir } from '../support/clip-media';
 import { httpGet, parseMediaPlaylist, parseMultivariant, type MediaPlaylist } from '../support/hls';
 import type { KeyframeServer } from '../support/keyframe-server';
 import { MediaServer } from '../support/media-server';
+import { decodeCheck } from '../support/media-probe';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
 // Instant clips: asset_start_time / asset_end_time on the playback URL (public) or in the token's
@@ -102,6 +103,9 @@ test('public: the query range trims every media playlist to the overlapping segm
   const trimmed = await mediaPlaylists(clipped);
   expectTrimmed(trimmed, full, 5, 9);
   expect((await mediaPlaylists(clipped)).map((playlist) => playlist.text)).toEqual(trimmed.map((playlist) => playlist.text));
+  // The trimmed playlist plays: its segments (encoded just in time) decode after its init segment.
+  const decoded = await decodeCheck(clipped);
+  expect(decoded.code, decoded.stderr).toBe(0);
 
   // The untrimmed playlists again, after the trimmed ones were rendered and cached.
   expect((await mediaPlaylists(plain)).map((playlist) => playlist.text)).toEqual(full.map((playlist) => playlist.text));
