@@ -45,8 +45,8 @@ test.afterAll(async () => {
   if (dir) await removeDir(dir);
 });
 
-/** Each media playlist reached from the multivariant playlist at `url`, with each segment's start time. */
-const mediaPlaylists = async (url: string): Promise<Array<MediaPlaylist & { starts: number[]; uri: string }>> => {
+/** Each media playlist reached from the multivariant playlist at `url`, with the URI it was listed under. */
+const mediaPlaylists = async (url: string): Promise<Array<MediaPlaylist & { uri: string }>> => {
   const multivariant = await httpGet(url);
   expect(multivariant.status, multivariant.text).toBe(200);
   const parsed = parseMultivariant(multivariant.text, url);
@@ -56,7 +56,7 @@ const mediaPlaylists = async (url: string): Promise<Array<MediaPlaylist & { star
       const response = await httpGet(entry.url!);
       expect(response.status, response.text).toBe(200);
       const playlist = parseMediaPlaylist(response.text, entry.url!);
-      return { ...playlist, uri: entry.uri!, starts: [] as number[] };
+      return { ...playlist, uri: entry.uri! };
     }),
   );
 };
@@ -120,7 +120,8 @@ test('public: the query range trims every media playlist to the overlapping segm
 
 test('signed: the range comes from the token claims; query values are ignored', async () => {
   const sign = (params: Record<string, string> = {}) => mux.jwt.signPlaybackId(signedId, { keyId: key.id, keySecret: key.secret, type: 'video', params });
-  const full = await mediaPlaylists(server.url(`/${signedId}.m3u8?token=${await sign()}`));
+  const plainSigned = server.url(`/${signedId}.m3u8`);
+  const full = await mediaPlaylists(`${plainSigned}?token=${await sign()}`);
   const clippedToken = await sign({ asset_start_time: '2.5', asset_end_time: '7' });
   // The query asks for another range: it is not used.
   const trimmed = await mediaPlaylists(server.url(`/${signedId}.m3u8?token=${clippedToken}&asset_start_time=9&asset_end_time=11`));
@@ -130,6 +131,12 @@ test('signed: the range comes from the token claims; query values are ignored', 
     2.5,
     7,
   );
+  // The range travels in the proof of the rendition URLs: a range added to them changes nothing.
+  for (const playlist of trimmed) {
+    const widened = await httpGet(server.url(`/${playlist.uri}&asset_start_time=0&asset_end_time=12`));
+    expect(widened.status, widened.text).toBe(200);
+    expect(parseMediaPlaylist(widened.text, plainSigned).segments.map((segment) => segment.uri)).toEqual(playlist.segments.map((segment) => segment.uri));
+  }
   // Without the claims, a query range on a signed ID changes nothing.
   const ignored = await mediaPlaylists(server.url(`/${signedId}.m3u8?token=${await sign()}&asset_start_time=9`));
   expect(ignored.map((playlist) => playlist.segments.length)).toEqual(full.map((playlist) => playlist.segments.length));

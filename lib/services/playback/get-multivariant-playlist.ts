@@ -80,8 +80,8 @@ export const getMultivariantPlaylist = async ({
   // A clip starts elsewhere than segment 0; its player asks soon enough.
   if (!range) warmFirstSegment(assetId, plan, rungs[0], now);
   const key = ['multivariant', playbackId, proof ?? '', clipRangeKey(range), ...rungs.map((rung) => rung.name)].join('|');
-  // The media playlists get the range in their URLs (their own requests carry no token).
-  const uriOf = (name: string) => withClipRange(withProof(`${playbackId}/${name}.m3u8`, proof), range);
+  // Public: the media playlists get the range in their URLs. Signed: the proof carries it.
+  const uriOf = (name: string) => withClipRange(withProof(`${playbackId}/${name}.m3u8`, proof), signed ? null : range);
   const text = renderOnce(key, () =>
     renderMultivariantPlaylist({
       rungs: rungs.map((rung) => ({ rung, uri: uriOf(rung.name) })),

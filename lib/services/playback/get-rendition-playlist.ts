@@ -43,15 +43,14 @@ export const getRenditionPlaylist = async ({
 }: {
   playbackId: string;
   rendition: string;
-  // Instant clips: from the URL (a multivariant playlist put them there), or a token's claims.
+  // Instant clips of public playback IDs: from the URL (a multivariant playlist put them there).
   assetStartTime?: string;
   assetEndTime?: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
   const { assetId, plan, proof, cacheability, readyAt, signed, claims } = await resolvePlayback({ playbackId, access });
-  // A request with a token (not the proof of a signed multivariant) takes the range from the claims only.
-  const fromClaims = signed && Object.keys(claims).length > 0;
-  const range = clipRangeOf(fromClaims ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
+  // Signed: from the token's claims, or the proof made from them (see playback-proof.ts); never the query.
+  const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
   const isAudio = rendition === AUDIO_RENDITION && plan.audio !== null;
   const audioCount = isAudio ? await audioSegmentCount(assetId) : null;
