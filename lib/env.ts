@@ -41,6 +41,8 @@ const rawEnvSchema = z.object({
   MAX_INPUT_BYTES: positiveInt(50 * 1024 ** 3),
   MAX_INPUT_DURATION_SECONDS: positiveInt(12 * 60 * 60),
   INPUT_DOWNLOAD_TIMEOUT_SECONDS: positiveInt(60 * 60),
+  // How long a temporary master download URL stays valid (Mux: 24 h); then master access reverts.
+  MASTER_ACCESS_TTL_SECONDS: positiveInt(24 * 60 * 60),
   // An ingest mostly waits on the network (the download, range requests); its CPU work (ffprobe and
   // the decode checks) is short and has slots of its own, sized to the cores.
   INGEST_CONCURRENCY: positiveInt(32),
@@ -135,6 +137,8 @@ export type Env = {
   maxInputBytes: number;
   maxInputDurationSeconds: number;
   inputDownloadTimeoutMs: number;
+  /** Lifetime of a temporary master URL; master access reverts to `none` after it. */
+  masterAccessTtlSeconds: number;
   /** Ingests in flight at once (downloading, waiting for bytes or checking). */
   ingestConcurrency: number;
   /** Ingests whose CPU-bound steps (probe, decode checks) run at once. */
@@ -254,6 +258,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     allowPrivateInputUrls: raw.ALLOW_PRIVATE_INPUT_URLS,
     maxInputBytes: raw.MAX_INPUT_BYTES,
     maxInputDurationSeconds: raw.MAX_INPUT_DURATION_SECONDS,
+    masterAccessTtlSeconds: raw.MASTER_ACCESS_TTL_SECONDS,
     inputDownloadTimeoutMs: raw.INPUT_DOWNLOAD_TIMEOUT_SECONDS * 1000,
     ingestConcurrency: raw.INGEST_CONCURRENCY,
     ingestCpuConcurrency: raw.INGEST_CPU_CONCURRENCY,

@@ -65,7 +65,7 @@ test.describe('400 invalid_parameters on POST /video/v1/assets', () => {
     },
     { name: 'mp4_support standard (unsupported)', body: (url) => ({ inputs: [{ url }], mp4_support: 'standard' }), field: /mp4_support/ },
     { name: 'unknown mp4_support', body: (url) => ({ inputs: [{ url }], mp4_support: 'everything' }), field: /mp4_support/ },
-    { name: 'master_access temporary (unsupported)', body: (url) => ({ inputs: [{ url }], master_access: 'temporary' }), field: /master_access/ },
+    { name: 'unknown master_access', body: (url) => ({ inputs: [{ url }], master_access: 'forever' }), field: /master_access/ },
     { name: 'passthrough longer than 255 characters', body: (url) => ({ inputs: [{ url }], passthrough: 'x'.repeat(256) }), field: /passthrough/ },
     { name: 'passthrough is a number', body: (url) => ({ inputs: [{ url }], passthrough: 7 }), field: /passthrough/ },
     { name: 'meta is a string', body: (url) => ({ inputs: [{ url }], meta: 'title' }), field: /meta/ },

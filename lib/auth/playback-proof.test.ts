@@ -15,6 +15,17 @@ describe('playback proofs', () => {
     expect(verifyPlaybackProof(key, proof, 'pid', now + 60)).toMatchObject({ ok: false, reason: expect.stringMatching(/expired/) });
   });
 
+  test('an instant clip granted by the token travels in the proof and cannot be changed', () => {
+    const proof = signPlaybackProof(key, { playbackId: 'pid', expiresAt: now + 60, restrictionId: null, clip: { start: 2.5, end: null } });
+    expect(verifyPlaybackProof(key, proof, 'pid', now)).toEqual({
+      ok: true,
+      grant: { playbackId: 'pid', expiresAt: now + 60, restrictionId: null, clip: { start: 2.5, end: null } },
+    });
+    const [, signature] = proof.split('.');
+    const widened = Buffer.from(JSON.stringify({ e: now + 60, r: null, c: [0, null] })).toString('base64url');
+    expect(verifyPlaybackProof(key, `${widened}.${signature}`, 'pid', now).ok).toBe(false);
+  });
+
   test('a proof is bound to its playback ID, its payload and the key', () => {
     const proof = signPlaybackProof(key, { playbackId: 'pid', expiresAt: now + 60, restrictionId: null });
     expect(verifyPlaybackProof(key, proof, 'other', now).ok).toBe(false);

@@ -5,6 +5,7 @@ import { encodeAudioJob } from './definitions/encode-audio-job';
 import { encodeBackgroundRungsJob } from './definitions/encode-background-rungs-job';
 import { encodeBackgroundSegmentJob } from './definitions/encode-background-segment-job';
 import { ingestAssetJob } from './definitions/ingest-asset-job';
+import { prepareMasterJob } from './definitions/prepare-master-job';
 
 // Every job the worker can run, keyed by name.
 export const jobRegistry = {
@@ -13,6 +14,7 @@ export const jobRegistry = {
   'encode-background-rungs-job': encodeBackgroundRungsJob,
   'encode-background-segment-job': encodeBackgroundSegmentJob,
   'build-static-rendition-job': buildStaticRenditionJob,
+  'prepare-master-job': prepareMasterJob,
 } satisfies Record<string, JobDefinition<z.ZodType>>;
 
 export type JobName = keyof typeof jobRegistry;

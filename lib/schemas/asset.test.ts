@@ -131,6 +131,17 @@ describe('serializeAsset', () => {
     expect(failed.static_renditions?.status).toBe('errored');
   });
 
+  test('master: only while temporary; the URL only when the caller supplies one (ready and unexpired)', () => {
+    const temporary = { ...base, status: 'ready', masterAccess: 'temporary' };
+    expect(serializeAsset(base, { masterUrl: 'https://x/m' })).not.toHaveProperty('master');
+    expect(serializeAsset({ ...temporary, masterStatus: 'preparing' }).master).toEqual({ status: 'preparing' });
+    expect(serializeAsset({ ...temporary, masterStatus: 'errored' }).master).toEqual({ status: 'errored' });
+    expect(serializeAsset({ ...temporary, masterStatus: 'ready' }, { masterUrl: 'https://x/m' }).master).toEqual({ status: 'ready', url: 'https://x/m' });
+    // Expired: the service layer gives no URL, and the object is gone.
+    expect(serializeAsset({ ...temporary, masterStatus: 'ready' })).not.toHaveProperty('master');
+    expect(serializeAsset({ ...temporary, masterStatus: 'ready' }).master_access).toBe('temporary');
+  });
+
   test('a clip names its source asset', () => {
     expect(serializeAsset({ ...base, sourceAssetId: 'src' }).source_asset_id).toBe('src');
     expect(serializeAsset(base)).not.toHaveProperty('source_asset_id');

@@ -75,7 +75,18 @@ const parseJson = <T>(text: string | null): T | undefined => (text ? (JSON.parse
 
 export const serializePlaybackId = (playbackId: PlaybackIdRecord) => ({ id: playbackId.id, policy: playbackId.policy });
 
-export const serializeAsset = (asset: AssetRecord) => {
+// What serialising needs beyond the record: the signed master URL (made by the service layer,
+// which holds the signing key), present only while the master is ready and unexpired.
+export type AssetLinks = { masterUrl?: string };
+
+const masterJson = (asset: AssetRecord, links: AssetLinks) => {
+  if (asset.masterAccess !== 'temporary' || asset.masterStatus === null) return undefined;
+  if (asset.masterStatus === 'ready') return links.masterUrl ? { status: 'ready', url: links.masterUrl } : undefined;
+  return { status: asset.masterStatus };
+};
+
+export const serializeAsset = (asset: AssetRecord, links: AssetLinks = {}) => {
+  const master = masterJson(asset, links);
   const tracks = parseJson<Track[]>(asset.tracksJson);
   const meta = parseJson<Record<string, string>>(asset.metaJson);
   const errorMessages = parseJson<string[]>(asset.errorMessagesJson);
@@ -107,6 +118,7 @@ export const serializeAsset = (asset: AssetRecord) => {
     mp4_support: asset.mp4Support,
     ...(staticRenditions && { static_renditions: staticRenditions }),
     master_access: asset.masterAccess,
+    ...(master && { master }),
     ...(asset.sourceAssetId !== null && { source_asset_id: asset.sourceAssetId }),
     normalize_audio: false,
   };

@@ -26,6 +26,7 @@ import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
 import { checkSharedStorage } from '../services/storage/check-shared-storage';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
 import { dropLeftoverUploadCopies } from '../services/uploads/shared-upload-parts';
+import { expireDueMasters } from '../services/master/master-state';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
 import { startHealthListener } from './health-listener';
 import { startPlaybackWorkers, type PlaybackWorkers } from './playback-workers';
@@ -99,6 +100,7 @@ const startMaintenance = (log: Logger, { works, receivesUploads }: { works: bool
     Promise.all([
       works && deleteExpiredTestAssets().then((count) => count > 0 && log.info({ count }, 'deleted expired test assets')),
       works && expireDueUploads().then((count) => count > 0 && log.info({ count }, 'direct uploads timed out')),
+      works && expireDueMasters().then((count) => count > 0 && log.info({ count }, 'temporary masters expired')),
       receivesUploads && dropLeftoverUploadCopies().then((count) => count > 0 && log.info({ count }, 'removed copies of uploads that ended elsewhere')),
     ]).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'));
   void runMaintenance();

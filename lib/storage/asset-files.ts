@@ -64,3 +64,9 @@ export const staticRenditionPath = (dataDir: string, assetId: string, file: { id
 // watermark inputs from 0 in stacking order.
 export const overlayImagePath = (dataDir: string, assetId: string, index: number): string =>
   path.join(assetDirectory(dataDir, assetId), 'overlays', `${index}.png`);
+
+// The temporary master download (master access): `master/mezzanine.mp4` (`.m4a` for audio only).
+export const masterDirectory = (dataDir: string, assetId: string): string => path.join(assetDirectory(dataDir, assetId), 'master');
+
+export const masterFilePath = (dataDir: string, assetId: string, fileName: string): string =>
+  path.join(masterDirectory(dataDir, assetId), fileName);

@@ -27,6 +27,7 @@ import {
 } from './playback-headers';
 import { downloadDisposition } from './download-disposition';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
+import { matchMasterPath, serveMaster } from './serve-master';
 import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
 
 // The playback host, answered by the Node server before Next.js routing: playlists, segments and
@@ -113,11 +114,21 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
           playbackId: path.playbackId,
           maxResolution: query.get('max_resolution') ?? undefined,
           minResolution: query.get('min_resolution') ?? undefined,
+          assetStartTime: query.get('asset_start_time') ?? undefined,
+          assetEndTime: query.get('asset_end_time') ?? undefined,
           access: accessFor(playback, 'v'),
         }),
       );
     case 'rendition-playlist':
-      return playlistReply(await getRenditionPlaylist({ playbackId: path.playbackId, rendition: path.rendition, access: accessFor(playback, 'v') }));
+      return playlistReply(
+        await getRenditionPlaylist({
+          playbackId: path.playbackId,
+          rendition: path.rendition,
+          assetStartTime: query.get('asset_start_time') ?? undefined,
+          assetEndTime: query.get('asset_end_time') ?? undefined,
+          access: accessFor(playback, 'v'),
+        }),
+      );
     case 'rendition-file':
       return renditionFileReply(playback, path.rendition, path.file);
     case 'image':
@@ -133,6 +144,8 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
 // Next.js enables AsyncLocalStorage (an async hook on every promise in Node 20), each promise on this
 // path costs measurably at tens of thousands of requests a second.
 const storedPlaylist = (path: PlaybackPath, query: URLSearchParams): PlaybackText | null => {
+  // Looked up by path alone: an instant clip (a range in the query) always takes the full path.
+  if (query.has('asset_start_time') || query.has('asset_end_time')) return null;
   if (path.kind === 'rendition-playlist') return storedRenditionPlaylist({ playbackId: path.playbackId, rendition: path.rendition });
   if (path.kind !== 'multivariant') return null;
   return storedMultivariantPlaylist({
@@ -181,6 +194,11 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
 export const servePlayback = (request: IncomingMessage, response: ServerResponse): boolean => {
   const url = request.url ?? '/';
   const queryStart = url.indexOf('?');
+  const master = matchMasterPath(queryStart === -1 ? url : url.slice(0, queryStart));
+  if (master && (request.method === 'GET' || request.method === 'HEAD')) {
+    void serveMaster(request, response, { ...master, query: new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1)) });
+    return true;
+  }
   const path = matchPlaybackPath(queryStart === -1 ? url : url.slice(0, queryStart));
   if (!path) return false;
   countHttpRequest(response, playbackRouteClass(path));

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { cancelAssetWork } from '../../jobs/signals';
-import { serializeAsset } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
 import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
 import { uploadDirectory } from '../../storage/upload-files';
 import { rm } from 'node:fs/promises';
@@ -25,7 +25,7 @@ export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<voi
     const deleted = await tx.asset.deleteMany({ where: { id: assetId } });
     uploadId = asset?.uploadId ?? null;
     if (asset && deleted.count === 1) {
-      await recordWebhookEvent(tx, { type: 'video.asset.deleted', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+      await recordWebhookEvent(tx, { type: 'video.asset.deleted', object: { type: 'asset', id: assetId }, data: assetJson(asset) });
     }
   });
   await forgetAssetPlayback(assetId);

@@ -1,13 +1,14 @@
 import type { Prisma } from '../../db/generated/client';
 import { enqueueJob } from '../../jobs/queue';
-import { serializeAsset, type AssetRecord } from '../../schemas/asset';
+import type { AssetRecord } from '../../schemas/asset';
 import type { NormalizedAssetSettings, StoredInput } from '../../schemas/asset-settings';
+import { assetJson } from '../master/master-links';
 import { generateId } from '../../utils/ids';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { announceStaticRenditions, insertStaticRenditions, staticRenditionSpecs } from '../static-renditions/insert-static-renditions';
 import { assetInclude } from './asset-record';
 
-export type IngestType = 'on_demand_url' | 'on_demand_direct_upload';
+export type IngestType = 'on_demand_url' | 'on_demand_direct_upload' | 'on_demand_clip';
 
 // Records a new `preparing` asset with its playback IDs, queues its ingest and reports
 // video.asset.created — one step for URL and upload assets alike, inside the caller's transaction
@@ -38,6 +39,8 @@ export const insertAsset = async (
       maxResolutionTier: settings.maxResolutionTier,
       ingestType,
       uploadId: uploadId ?? null,
+      masterAccess: settings.masterAccess,
+      sourceAssetId: settings.clip?.sourceAssetId ?? null,
       inputsJson: JSON.stringify(inputs),
       passthrough: settings.passthrough ?? null,
       metaJson: settings.meta ? JSON.stringify(settings.meta) : null,
@@ -51,7 +54,7 @@ export const insertAsset = async (
   const staticRenditions = await insertStaticRenditions(tx, { assetId, specs: staticRenditionSpecs(settings), announce: false });
   const created = { ...asset, staticRenditions };
   await enqueueJob({ transaction: tx, name: 'ingest-asset-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `ingest:${assetId}` });
-  await recordWebhookEvent(tx, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: serializeAsset(created) });
+  await recordWebhookEvent(tx, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: assetJson(created) });
   await announceStaticRenditions(tx, assetId, staticRenditions);
   return created;
 };

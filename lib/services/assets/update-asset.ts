@@ -1,5 +1,6 @@
 import { getDb } from '../../db/client';
-import { serializeAsset, type AssetRecord } from '../../schemas/asset';
+import { type AssetRecord } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { assetInclude, findAssetOrThrow } from './asset-record';
 
@@ -24,7 +25,7 @@ export const updateAsset = async ({
       },
       include: assetInclude,
     });
-    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(updated) });
+    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: assetJson(updated) });
     return updated;
   });
 };

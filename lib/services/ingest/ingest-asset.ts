@@ -9,7 +9,8 @@ import { isMediaInputError } from '../../media/media-errors';
 import { probeMedia } from '../../media/probe-media';
 import { verifyDecodable } from '../../media/verify-decodable';
 import type { AssetInput, EncodingTier, MaxResolutionTier } from '../../schemas/asset-settings';
-import { serializeAsset } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
+import { startMaster } from '../master/master-state';
 import { enqueueJob } from '../../jobs/queue';
 import { recordIngestStep, type IngestStep } from '../../metrics/record';
 import { measureEncodeCostIfUnknown } from '../playback/measure-encode-cost';
@@ -19,6 +20,7 @@ import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
 import { deleteSharedAsset } from '../storage/shared-storage';
 import { generateId } from '../../utils/ids';
+import { cutClip } from '../clips/cut-clip';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
 import { downloadSource, type SourceDownload } from './download-source';
@@ -61,6 +63,12 @@ export const ingestAsset = async ({
   if (!asset) return;
   const sourcePath = sourceFilePath(env.dataDir, assetId);
   if (asset.status === 'ready' && asset.uploadId === null && !(await isSourceStored(assetId))) {
+    // A clip's source is its cut, made again (the node that made it stopped before sharing it).
+    if (asset.ingestType === 'on_demand_clip') {
+      await cutClip({ inputsJson: asset.inputsJson, sourcePath, signal });
+      await shareSource(assetId);
+      return;
+    }
     await finishSourceDownload({ assetId, inputsJson: asset.inputsJson, expectedBytes: asset.sourceBytes, sourcePath, signal, log });
     return;
   }
@@ -95,6 +103,8 @@ export const ingestAsset = async ({
         await markAssetErrored({ assetId, type: 'invalid_input', messages: ['The uploaded file is no longer available'] });
         return;
       }
+    } else if (!(await isStoredFile(sourcePath)) && asset.ingestType === 'on_demand_clip') {
+      await withIngestCpuSlot(signal, () => cutClip({ inputsJson: asset.inputsJson, sourcePath, signal }));
     } else if (!(await isStoredFile(sourcePath))) {
       const [input] = JSON.parse(asset.inputsJson) as AssetInput[];
       const checked = checkInputUrlSyntax(input?.url ?? '', { allowPrivate: env.allowPrivateInputUrls });
@@ -180,7 +190,9 @@ export const ingestAsset = async ({
       });
       if (result.count === 1) {
         const ready = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
-        await recordWebhookEvent(tx, { type: 'video.asset.ready', object: { type: 'asset', id: assetId }, data: serializeAsset(ready) });
+        await recordWebhookEvent(tx, { type: 'video.asset.ready', object: { type: 'asset', id: assetId }, data: assetJson(ready) });
+        // Master access asked for at creation starts once there is something to make it from.
+        if (ready.masterAccess === 'temporary') await startMaster(tx, assetId);
       }
       return result;
     });

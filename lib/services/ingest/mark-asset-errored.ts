@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
-import { serializeAsset } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
 import { assetInclude } from '../assets/asset-record';
 import { forgetAssetPlayback } from '../playback/playback-records';
 import { queueReadyAssetRenditions } from '../static-renditions/queue-ready-asset-renditions';
@@ -39,7 +39,7 @@ export const markAssetErrored = async ({
     });
     if (updated.count === 0) return;
     const errored = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
-    await recordWebhookEvent(tx, { type: 'video.asset.errored', object: { type: 'asset', id: assetId }, data: serializeAsset(errored) });
+    await recordWebhookEvent(tx, { type: 'video.asset.errored', object: { type: 'asset', id: assetId }, data: assetJson(errored) });
   });
   await forgetAssetPlayback(assetId);
   // Its static renditions can never be built: their jobs record them errored, with webhooks.

@@ -1,6 +1,7 @@
 import { getDb } from '../../db/client';
 import type { PlaybackPolicy } from '../../schemas/asset-settings';
-import { serializeAsset, type PlaybackIdRecord } from '../../schemas/asset';
+import { type PlaybackIdRecord } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
 import { generateId } from '../../utils/ids';
 import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
@@ -19,7 +20,7 @@ export const createPlaybackId = async ({
   return db.$transaction(async (tx) => {
     const created = await tx.playbackId.create({ data: { id: generateId(), assetId, policy }, select: { id: true, policy: true } });
     const asset = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
-    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: assetJson(asset) });
     return created;
   });
 };

@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
-import { serializeAsset } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
 import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
 import { forgetPlaybackId } from '../playback/playback-records';
 import { tellOtherNodes } from '../cluster/node-events';
@@ -14,7 +14,7 @@ export const deletePlaybackId = async ({ assetId, playbackId }: { assetId: strin
     const result = await tx.playbackId.deleteMany({ where: { id: playbackId, assetId } });
     if (result.count === 0) return false;
     const asset = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
-    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+    await recordWebhookEvent(tx, { type: 'video.asset.updated', object: { type: 'asset', id: assetId }, data: assetJson(asset) });
     return true;
   });
   await forgetPlaybackId(playbackId);

@@ -7,6 +7,8 @@ import type { PlaybackPlan } from './playback-plan';
 import { LRUCache } from 'lru-cache';
 import { processSingleton } from '../../utils/process-singleton';
 import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
+import { clipRangeOf, withClipRange } from './instant-clips';
+import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY, encodeDemand } from './runtime';
 import { ensureVideoSegment, storedVideoSegment } from './video-segments';
@@ -53,14 +55,20 @@ export const getMultivariantPlaylist = async ({
   playbackId,
   maxResolution,
   minResolution,
+  assetStartTime,
+  assetEndTime,
   access,
 }: {
   playbackId: string;
   maxResolution?: string;
   minResolution?: string;
+  // Instant clips (public playback IDs; a token's claims take their place for signed ones).
+  assetStartTime?: string;
+  assetEndTime?: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
   const { assetId, plan, signed, claims, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
+  const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
   const limits = signed
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };
@@ -69,16 +77,20 @@ export const getMultivariantPlaylist = async ({
   const { rungs: affordable, degraded } = affordableRungs(assetId, plan, filterLadder(available, limits));
   const now = Date.now();
   const { rungs, lowered } = startFirst(affordable, canStartOn(assetId, plan, now));
-  warmFirstSegment(assetId, plan, rungs[0], now);
-  const key = ['multivariant', playbackId, proof ?? '', ...rungs.map((rung) => rung.name)].join('|');
+  // A clip starts elsewhere than segment 0; its player asks soon enough.
+  if (!range) warmFirstSegment(assetId, plan, rungs[0], now);
+  const key = ['multivariant', playbackId, proof ?? '', clipRangeKey(range), ...rungs.map((rung) => rung.name)].join('|');
+  // Public: the media playlists get the range in their URLs. Signed: the proof carries it.
+  const uriOf = (name: string) => withClipRange(withProof(`${playbackId}/${name}.m3u8`, proof), signed ? null : range);
   const text = renderOnce(key, () =>
     renderMultivariantPlaylist({
-      rungs: rungs.map((rung) => ({ rung, uri: withProof(`${playbackId}/${rung.name}.m3u8`, proof) })),
-      audio: plan.audio ? { uri: withProof(`${playbackId}/audio.m3u8`, proof), channels: plan.audio.channels } : null,
+      rungs: rungs.map((rung) => ({ rung, uri: uriOf(rung.name) })),
+      audio: plan.audio ? { uri: uriOf('audio'), channels: plan.audio.channels } : null,
     }),
   );
-  // A complete ladder never changes again, so the same request can be answered from memory.
-  if (!signed && !degraded && !lowered && available.length === plan.rungs.length) {
+  // A complete ladder never changes again, so the same request can be answered from memory (not
+  // a clipped one: the fast path looks requests up without their range).
+  if (!signed && !range && !degraded && !lowered && available.length === plan.rungs.length) {
     publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0] });
   }
   return { text, cacheability, lastModified: readyAt, momentary: degraded };

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { notFound } from '../../errors/api-error';
+import { ApiError, notFound } from '../../errors/api-error';
+import { clipRangeKey, segmentsInRange, type ClipRange } from '../../media/hls/instant-clip';
+import { clipRangeOf } from './instant-clips';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';
@@ -35,24 +37,41 @@ const audioSegmentDurations = (plan: PlaybackPlan, actualCount: number | null): 
 export const getRenditionPlaylist = async ({
   playbackId,
   rendition,
+  assetStartTime,
+  assetEndTime,
   access,
 }: {
   playbackId: string;
   rendition: string;
+  // Instant clips of public playback IDs: from the URL (a multivariant playlist put them there).
+  assetStartTime?: string;
+  assetEndTime?: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
-  const { assetId, plan, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, proof, cacheability, readyAt, signed, claims } = await resolvePlayback({ playbackId, access });
+  // Signed: from the token's claims, or the proof made from them (see playback-proof.ts); never the query.
+  const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
   const isAudio = rendition === AUDIO_RENDITION && plan.audio !== null;
   const audioCount = isAudio ? await audioSegmentCount(assetId) : null;
   const render = () =>
-    isAudio ? renderAudioPlaylist(audioSegmentDurations(plan, audioCount), proof) : renderVideoPlaylist(plan, rendition, proof);
+    isAudio ? renderAudioPlaylist(audioSegmentDurations(plan, audioCount), proof, range) : renderVideoPlaylist(plan, rendition, proof, range);
   // An audio playlist still being encoded may change; it is rendered each time until then.
   if (isAudio && audioCount === null) return reply(render());
-  return reply(renderOnce(mediaPlaylistKey(assetId, rendition, proof), render));
+  return reply(renderOnce(mediaPlaylistKey(assetId, rendition, proof, range), render));
 };
 
-const mediaPlaylistKey = (assetId: string, rendition: string, proof: string | null) => `media|${assetId}|${rendition}|${proof ?? ''}`;
+const mediaPlaylistKey = (assetId: string, rendition: string, proof: string | null, range: ClipRange | null = null) =>
+  `media|${assetId}|${rendition}|${proof ?? ''}|${clipRangeKey(range)}`;
+
+// Instant clips list only the segments overlapping the range (segment granularity, as Mux), with
+// their own URIs, so they are the very segments of the whole asset.
+const inRange = <T>(segments: T[], durations: number[], range: ClipRange | null): T[] => {
+  if (!range) return segments;
+  const { from, to } = segmentsInRange(durations, range);
+  if (to === from) throw new ApiError('invalid_parameters', 'asset_start_time/asset_end_time: the range is outside the asset');
+  return segments.slice(from, to);
+};
 
 /** A public rendition playlist already rendered, answered without waiting for anything; else null. */
 export const storedRenditionPlaylist = ({ playbackId, rendition }: { playbackId: string; rendition: string }): PlaybackText | null => {
@@ -62,20 +81,22 @@ export const storedRenditionPlaylist = ({ playbackId, rendition }: { playbackId:
   return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };
 
-const renderAudioPlaylist = (durations: number[], proof: string | null): string =>
+const renderAudioPlaylist = (durations: number[], proof: string | null, range: ClipRange | null): string =>
   renderMediaPlaylist({
     initUri: withProof(`${AUDIO_RENDITION}/init.mp4`, proof),
-    segments: durations.map((duration, index) => ({ duration, uri: withProof(`${AUDIO_RENDITION}/${index}.m4s`, proof) })),
+    segments: inRange(
+      durations.map((duration, index) => ({ duration, uri: withProof(`${AUDIO_RENDITION}/${index}.m4s`, proof) })),
+      durations,
+      range,
+    ),
   });
 
-const renderVideoPlaylist = (plan: PlaybackPlan, rendition: string, proof: string | null): string => {
+const renderVideoPlaylist = (plan: PlaybackPlan, rendition: string, proof: string | null, range: ClipRange | null): string => {
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
+  const segments = plan.video.segments.map((segment, index) => ({ duration: segment.duration, uri: withProof(`${rung.name}/${index}.m4s`, proof) }));
   return renderMediaPlaylist({
     initUri: withProof(`${rung.name}/init.mp4`, proof),
-    segments: plan.video.segments.map((segment, index) => ({
-      duration: segment.duration,
-      uri: withProof(`${rung.name}/${index}.m4s`, proof),
-    })),
+    segments: inRange(segments, plan.video.segments.map((segment) => segment.duration), range),
   });
 };

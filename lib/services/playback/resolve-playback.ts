@@ -8,6 +8,7 @@ import { isWellFormedId } from '../../utils/ids';
 import { findRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { findSigningPublicKey } from '../signing-keys/get-signing-key';
 import type { PlaybackPlan } from './playback-plan';
+import { clipRangeOf } from './instant-clips';
 import { findPlaybackRecord, peekPlaybackRecord } from './playback-records';
 
 // Who is asking: the `token` (or `TOKEN`) query parameter, the proof carried by URLs inside a
@@ -69,15 +70,19 @@ const authorizeSigned = async (
     const checked = verifyPlaybackProof(proofKey(), access.proof, playbackId, Math.floor(Date.now() / 1000));
     if (!checked.ok) throw forbidden(checked.reason);
     if (checked.grant.restrictionId) await enforceRestriction(checked.grant.restrictionId, access);
-    return { claims: {}, proof: access.proof, restricted: checked.grant.restrictionId !== null, expiresAt: checked.grant.expiresAt };
+    // The instant clip of the token the proof came from, as the claims it was read from.
+    const { clip } = checked.grant;
+    const claims = clip ? { asset_start_time: clip.start ?? undefined, asset_end_time: clip.end ?? undefined } : {};
+    return { claims, proof: access.proof, restricted: checked.grant.restrictionId !== null, expiresAt: checked.grant.expiresAt };
   }
   if (!access.token) throw forbidden('This playback ID is signed: add ?token=<JWT signed with one of your signing keys>');
   const checked = await verifyPlaybackToken({ token: access.token, playbackId, audience: access.audience, findPublicKey: findSigningPublicKey });
   if (!checked.ok) throw forbidden(checked.reason);
   const restrictionId = typeof checked.claims.playback_restriction_id === 'string' ? checked.claims.playback_restriction_id : null;
   if (restrictionId) await enforceRestriction(restrictionId, access);
+  const clip = access.audience === 'v' ? clipRangeOf({ start: checked.claims.asset_start_time, end: checked.claims.asset_end_time }) : null;
   const proof =
-    access.audience === 'v' ? signPlaybackProof(proofKey(), { playbackId, expiresAt: Number(checked.claims.exp), restrictionId }) : null;
+    access.audience === 'v' ? signPlaybackProof(proofKey(), { playbackId, expiresAt: Number(checked.claims.exp), restrictionId, clip }) : null;
   return { claims: checked.claims, proof, restricted: restrictionId !== null, expiresAt: Number(checked.claims.exp) };
 };
 

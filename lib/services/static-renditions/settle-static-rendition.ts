@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import type { Prisma } from '../../db/generated/client';
-import { serializeAsset } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
 import { serializeStaticRenditions, staticRenditionSelect } from '../../schemas/static-rendition';
 import { assetInclude } from '../assets/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
@@ -18,7 +18,7 @@ const reportLegacySettled = async (tx: Prisma.TransactionClient, assetId: string
   const summary = serializeStaticRenditions(legacy);
   if (!summary || summary.status === 'preparing') return;
   const type = summary.status === 'errored' ? 'video.asset.static_renditions.errored' : 'video.asset.static_renditions.ready';
-  await recordWebhookEvent(tx, { type, object: { type: 'asset', id: assetId }, data: serializeAsset(asset) });
+  await recordWebhookEvent(tx, { type, object: { type: 'asset', id: assetId }, data: assetJson(asset) });
 };
 
 /**

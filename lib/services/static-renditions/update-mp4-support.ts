@@ -2,7 +2,7 @@ import { getDb } from '../../db/client';
 import { ApiError } from '../../errors/api-error';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import type { AssetRecord } from '../../schemas/asset';
-import { serializeAsset } from '../../schemas/asset';
+import { assetJson } from '../master/master-links';
 import { staticRenditionName, type Mp4Support } from '../../schemas/static-rendition';
 import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
@@ -34,7 +34,7 @@ export const updateMp4Support = async ({ assetId, mp4Support }: { assetId: strin
     const saved = await tx.asset.update({ where: { id: assetId }, data: { mp4Support }, include: assetInclude });
     const event =
       created.length > 0 ? 'video.asset.static_renditions.preparing' : mp4Support === 'none' && removed.length > 0 ? 'video.asset.static_renditions.deleted' : null;
-    if (event) await recordWebhookEvent(tx, { type: event, object: { type: 'asset', id: assetId }, data: serializeAsset(saved) });
+    if (event) await recordWebhookEvent(tx, { type: event, object: { type: 'asset', id: assetId }, data: assetJson(saved) });
     return saved;
   });
   notifyJobEnqueued();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataResponse } from '@/lib/http/respond';
 import { withDashboard } from '@/lib/http/with-dashboard';
-import { serializeAsset } from '@/lib/schemas/asset';
+import { assetJson } from '@/lib/services/master/master-links';
 import { assetSettingsSchema } from '@/lib/schemas/asset-settings';
 import { pageQuerySchema } from '@/lib/schemas/common';
 import { createAsset } from '@/lib/services/assets/create-asset';
@@ -22,13 +22,13 @@ export const GET = withDashboard(
     const page = query.page ?? 1;
     const limit = query.limit ?? DEFAULT_LIMIT;
     const { assets, total, preparing } = await searchAssets({ search: query.search, status: query.status, page, limit });
-    return dataResponse(assets.map(serializeAsset), 200, { total, preparing, page, limit });
+    return dataResponse(assets.map((asset) => assetJson(asset)), 200, { total, preparing, page, limit });
   },
   { query: searchQuerySchema },
 );
 
 // POST /api/dashboard/assets – create an asset from a URL (same body and validation as the API)
 export const POST = withDashboard(
-  async ({ body }) => dataResponse(serializeAsset(await createAsset({ body })), 201),
+  async ({ body }) => dataResponse(assetJson(await createAsset({ body })), 201),
   { body: assetSettingsSchema },
 );

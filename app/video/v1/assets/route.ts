@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataResponse } from '@/lib/http/respond';
 import { withApi } from '@/lib/http/with-api';
-import { serializeAsset } from '@/lib/schemas/asset';
+import { assetJson } from '@/lib/services/master/master-links';
 import { assetSettingsSchema } from '@/lib/schemas/asset-settings';
 import { pageQuerySchema } from '@/lib/schemas/common';
 import { createAsset } from '@/lib/services/assets/create-asset';
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
 
 // POST /video/v1/assets – create an asset from a URL
 export const POST = withApi(
-  async ({ body }) => dataResponse(serializeAsset(await createAsset({ body })), 201),
+  async ({ body }) => dataResponse(assetJson(await createAsset({ body })), 201),
   { body: assetSettingsSchema },
 );
 
@@ -31,7 +31,7 @@ export const GET = withApi(
       cursor: query.cursor,
       uploadId: query.upload_id,
     });
-    return dataResponse(assets.map(serializeAsset), 200, nextCursor ? { next_cursor: nextCursor } : {});
+    return dataResponse(assets.map((asset) => assetJson(asset)), 200, nextCursor ? { next_cursor: nextCursor } : {});
   },
   { query: listQuerySchema },
 );

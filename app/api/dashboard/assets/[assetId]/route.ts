@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataResponse, noContentResponse } from '@/lib/http/respond';
 import { withDashboard } from '@/lib/http/with-dashboard';
-import { serializeAsset } from '@/lib/schemas/asset';
+import { assetJson } from '@/lib/services/master/master-links';
 import { idParam } from '@/lib/schemas/common';
 import { deleteAsset } from '@/lib/services/assets/delete-asset';
 import { getAsset } from '@/lib/services/assets/get-asset';
@@ -12,7 +12,7 @@ const params = z.object({ assetId: idParam('Asset') });
 
 // GET /api/dashboard/assets/{ASSET_ID} – one asset, as the API returns it (no polling limit: the
 // dashboard polls while it prepares)
-export const GET = withDashboard(async ({ params }) => dataResponse(serializeAsset(await getAsset({ assetId: params.assetId }))), {
+export const GET = withDashboard(async ({ params }) => dataResponse(assetJson(await getAsset({ assetId: params.assetId }))), {
   params,
 });
 

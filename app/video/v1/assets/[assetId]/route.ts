@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataResponse, noContentResponse } from '@/lib/http/respond';
 import { withApi } from '@/lib/http/with-api';
-import { serializeAsset } from '@/lib/schemas/asset';
+import { assetJson } from '@/lib/services/master/master-links';
 import { metaSchema, passthroughSchema } from '@/lib/schemas/asset-settings';
 import { idParam } from '@/lib/schemas/common';
 import { deleteAsset } from '@/lib/services/assets/delete-asset';
@@ -13,7 +13,7 @@ export const dynamic = 'force-dynamic';
 const params = z.object({ assetId: idParam('Asset') });
 
 // GET /video/v1/assets/{ASSET_ID} – one asset (polling is limited per token and asset)
-export const GET = withApi(async ({ params }) => dataResponse(serializeAsset(await getAsset({ assetId: params.assetId }))), {
+export const GET = withApi(async ({ params }) => dataResponse(assetJson(await getAsset({ assetId: params.assetId }))), {
   params,
   rateLimitKey: ({ token, params }) => `${token.id}:${params.assetId}`,
 });
@@ -21,7 +21,7 @@ export const GET = withApi(async ({ params }) => dataResponse(serializeAsset(awa
 // PATCH /video/v1/assets/{ASSET_ID} – update passthrough and meta
 export const PATCH = withApi(
   async ({ params, body }) =>
-    dataResponse(serializeAsset(await updateAsset({ assetId: params.assetId, passthrough: body.passthrough, meta: body.meta }))),
+    dataResponse(assetJson(await updateAsset({ assetId: params.assetId, passthrough: body.passthrough, meta: body.meta }))),
   { params, body: z.object({ passthrough: passthroughSchema.optional(), meta: metaSchema.optional() }) },
 );
 

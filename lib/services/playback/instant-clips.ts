@@ -1,0 +1,16 @@
+import { ApiError } from '../../errors/api-error';
+import { clipRangeQuery, parseClipRange, type ClipRange } from '../../media/hls/instant-clip';
+
+/** The instant-clip range of a playlist request (query values or token claims); null for none. 400 when malformed. */
+export const clipRangeOf = ({ start, end }: { start: unknown; end: unknown }): ClipRange | null => {
+  const parsed = parseClipRange(start, end);
+  if (!parsed.ok) throw new ApiError('invalid_parameters', parsed.message);
+  return parsed.range;
+};
+
+/** Appends the range to a playlist URI that may already carry a query (the signed playlist proof). */
+export const withClipRange = (uri: string, range: ClipRange | null): string => {
+  const query = clipRangeQuery(range);
+  if (!query) return uri;
+  return `${uri}${uri.includes('?') ? '&' : '?'}${query}`;
+};
