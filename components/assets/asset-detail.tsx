@@ -14,15 +14,20 @@ import { StatusBadge } from '../ui/status-badge';
 import { useToast } from '../ui/toast';
 import { assetErrorText } from './asset-error-text';
 import { AssetFields } from './asset-fields';
+import { AssetInputs } from './asset-inputs';
 import { assetTitle } from './asset-title';
 import { AssetTracks } from './asset-tracks';
+import { CreateClipPanel } from './create-clip-panel';
+import { MasterAccessPanel } from './master-access-panel';
 import { PlaybackIdsPanel, streamUrl } from './playback-ids-panel';
 import { RenditionLadder } from './rendition-ladder';
+import { StaticRenditionsPanel } from './static-renditions-panel';
 
 export function AssetDetail({ assetId }: { assetId: string }) {
   const asset = useAsset(assetId);
   const deleteAsset = useDeleteAsset();
   const [confirming, setConfirming] = useState(false);
+  const [playerTime, setPlayerTime] = useState(0);
   const router = useRouter();
   const toast = useToast();
 
@@ -67,7 +72,7 @@ export function AssetDetail({ assetId }: { assetId: string }) {
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="space-y-6">
           {data.status === 'ready' && publicId ? (
-            <PreviewPlayer src={streamUrl(origin, publicId)} />
+            <PreviewPlayer src={streamUrl(origin, publicId)} onTimeUpdate={setPlayerTime} />
           ) : (
             <div className="flex aspect-video w-full items-center justify-center rounded-lg bg-zinc-200 p-4 text-center text-sm text-zinc-600">
               {data.status === 'preparing'
@@ -77,10 +82,14 @@ export function AssetDetail({ assetId }: { assetId: string }) {
                   : 'Add a public playback ID to preview this asset here.'}
             </div>
           )}
+          {data.status === 'ready' && <CreateClipPanel asset={data} playerTime={playerTime} />}
           <AssetFields asset={data} />
+          <AssetInputs assetId={data.id} />
         </div>
         <div className="space-y-6">
           <PlaybackIdsPanel asset={data} origin={origin} />
+          <StaticRenditionsPanel asset={data} origin={origin} />
+          <MasterAccessPanel asset={data} />
           <AssetTracks asset={data} />
           <RenditionLadder assetId={data.id} ready={data.status === 'ready'} />
         </div>

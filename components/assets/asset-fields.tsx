@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import type { AssetJson } from '../hooks/dashboard-types';
 import { formatDuration, formatUnixSeconds } from '../ui/format';
 import { StatusBadge } from '../ui/status-badge';
@@ -23,6 +24,9 @@ export function AssetFields({ asset }: { asset: AssetJson }) {
     ['Test asset', asset.test ? 'yes (deleted after 24 h)' : 'no'],
     ['MP4 support', asset.mp4_support],
     ['Master access', asset.master_access],
+    ...(asset.source_asset_id
+      ? ([['Clipped from', <Link key="source" className="font-mono text-indigo-700 underline" href={`/assets/${asset.source_asset_id}`}>{asset.source_asset_id}</Link>]] as [string, React.ReactNode][])
+      : []),
   ];
   return (
     <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_minmax(0,1fr)]">

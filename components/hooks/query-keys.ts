@@ -4,6 +4,7 @@ export const queryKeys = {
   assetList: (params: { search: string; status: string; page: number }) => ['assets', 'list', params] as const,
   asset: (assetId: string) => ['assets', 'one', assetId] as const,
   assetRenditions: (assetId: string) => ['assets', 'renditions', assetId] as const,
+  assetInputs: (assetId: string) => ['assets', 'inputs', assetId] as const,
   accessTokens: ['access-tokens'] as const,
   webhooks: ['webhooks'] as const,
   upload: (uploadId: string) => ['uploads', uploadId] as const,

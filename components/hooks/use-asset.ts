@@ -9,5 +9,10 @@ export const useAsset = (assetId: string) =>
   useQuery({
     queryKey: queryKeys.asset(assetId),
     queryFn: async () => (await apiFetch<{ data: AssetJson }>(`/api/dashboard/assets/${assetId}`)).data,
-    refetchInterval: (query) => (query.state.data?.status === 'preparing' ? PREPARING_POLL_MS : false),
+    refetchInterval: (query) => (isPreparingAnything(query.state.data) ? PREPARING_POLL_MS : false),
   });
+
+// The asset itself, one of its MP4s or its master being made: the page follows until it is done.
+const isPreparingAnything = (asset: AssetJson | undefined): boolean =>
+  asset !== undefined &&
+  (asset.status === 'preparing' || asset.static_renditions?.status === 'preparing' || asset.master?.status === 'preparing');

@@ -8,7 +8,7 @@ type Level = { index: number; label: string };
 // Preview player: hls.js (loaded on demand, so it is not in the dashboard's main bundle) with a
 // quality menu listing the ladder. Hls.isSupported() is checked first because Chromium also claims
 // native HLS support it does not have.
-export function HlsPlayer({ src }: { src: string }) {
+export function HlsPlayer({ src, onTimeUpdate }: { src: string; onTimeUpdate?: (seconds: number) => void }) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const hlsRef = useRef<Hls | null>(null);
   const [levels, setLevels] = useState<Level[]>([]);
@@ -54,7 +54,16 @@ export function HlsPlayer({ src }: { src: string }) {
 
   return (
     <div className="space-y-2">
-      <video ref={videoRef} controls playsInline muted className="aspect-video w-full rounded-lg bg-black" aria-label="Asset preview" data-testid="preview-video" />
+      <video
+        ref={videoRef}
+        controls
+        playsInline
+        muted
+        className="aspect-video w-full rounded-lg bg-black"
+        aria-label="Asset preview"
+        data-testid="preview-video"
+        onTimeUpdate={(event) => onTimeUpdate?.(event.currentTarget.currentTime)}
+      />
       <div className="flex flex-wrap items-center gap-3">
         <label className="text-sm font-medium">
           Quality{' '}

@@ -10,6 +10,7 @@ const STYLES: Record<string, string> = {
   pending: 'bg-amber-100 text-amber-800',
   sending: 'bg-sky-100 text-sky-800',
   failed: 'bg-red-100 text-red-800',
+  skipped: 'bg-zinc-200 text-zinc-700',
 };
 
 export function StatusBadge({ status }: { status: string }) {

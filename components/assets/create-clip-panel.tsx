@@ -1,0 +1,63 @@
+'use client';
+
+import Link from 'next/link';
+import { useState } from 'react';
+import { errorMessages } from '../hooks/api-fetch';
+import type { AssetJson } from '../hooks/dashboard-types';
+import { useCreateClip } from '../hooks/use-asset-mutations';
+import { Button } from '../ui/button';
+import { ErrorList, TextField } from '../ui/field';
+
+const seconds = (value: number) => Math.round(value * 1000) / 1000;
+
+// "Create clip": start and end come from the preview player's position (or are typed), and the
+// clip is a new asset cut frame-accurately from this asset's source.
+export function CreateClipPanel({ asset, playerTime }: { asset: AssetJson; playerTime: number }) {
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [created, setCreated] = useState<AssetJson>();
+  const createClip = useCreateClip(asset.id);
+  const startTime = Number(start);
+  const endTime = Number(end);
+  const problem =
+    start === '' || end === '' ? undefined : endTime <= startTime ? 'The end must be after the start.' : undefined;
+
+  return (
+    <section aria-labelledby="clip-heading" className="space-y-3">
+      <h2 id="clip-heading" className="text-lg font-semibold">
+        Create a clip
+      </h2>
+      <div className="grid grid-cols-2 gap-3">
+        <div className="space-y-1">
+          <TextField label="Start (s)" type="number" min={0} step={0.001} value={start} onChange={(event) => setStart(event.target.value)} />
+          <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setStart(String(seconds(playerTime)))}>
+            Start at player time
+          </Button>
+        </div>
+        <div className="space-y-1">
+          <TextField label="End (s)" type="number" min={0} step={0.001} value={end} onChange={(event) => setEnd(event.target.value)} />
+          <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setEnd(String(seconds(playerTime)))}>
+            End at player time
+          </Button>
+        </div>
+      </div>
+      {problem && <ErrorList messages={[problem]} />}
+      {createClip.isError && <ErrorList messages={errorMessages(createClip.error)} />}
+      <Button
+        variant="secondary"
+        disabled={createClip.isPending || start === '' || end === '' || problem !== undefined}
+        onClick={() => createClip.mutate({ startTime, endTime }, { onSuccess: setCreated })}
+      >
+        Create clip
+      </Button>
+      {created && (
+        <p className="text-sm" role="status">
+          Clip created:{' '}
+          <Link className="text-indigo-700 underline" href={`/assets/${created.id}`}>
+            {created.id}
+          </Link>
+        </p>
+      )}
+    </section>
+  );
+}
