@@ -63,7 +63,6 @@ test.describe('400 invalid_parameters on POST /video/v1/assets', () => {
       body: (url) => ({ inputs: [{ url }], encoding_tier: 'baseline', mp4_support: 'capped-1080p' }),
       field: /mp4_support/,
     },
-    { name: 'mp4_support standard (unsupported)', body: (url) => ({ inputs: [{ url }], mp4_support: 'standard' }), field: /mp4_support/ },
     { name: 'unknown mp4_support', body: (url) => ({ inputs: [{ url }], mp4_support: 'everything' }), field: /mp4_support/ },
     { name: 'unknown master_access', body: (url) => ({ inputs: [{ url }], master_access: 'forever' }), field: /master_access/ },
     { name: 'passthrough longer than 255 characters', body: (url) => ({ inputs: [{ url }], passthrough: 'x'.repeat(256) }), field: /passthrough/ },

@@ -332,3 +332,15 @@ test('an asset that errors takes its static renditions with it: errored, with a 
   expect(errored.event.data).toMatchObject({ asset_id: created.id, status: 'errored', error: { messages: ['The asset could not be ingested'] } });
   expect((await mux.video.assets.retrieve(created.id)).static_renditions?.status).toBe('errored');
 });
+
+test('deleting the asset while its MP4 is being built stops the build and leaves no files', async ({ media, fixtures }) => {
+  const created = await mux.video.assets.create({ inputs: [{ url: media.fileUrl(fixtures.file('video720p')) }], static_renditions: [{ resolution: 'highest' }] });
+  const fileId = created.static_renditions!.files![0]!.id!;
+  await receiver.waitForEvent('video.asset.ready', created.id, { timeoutMs: 60_000 });
+  await mux.video.assets.delete(created.id);
+  // Long enough for a failed build's retry (2 s backoff) to have run.
+  await new Promise((resolve) => setTimeout(resolve, 4_000));
+  const settled = eventsOf(fileId).filter((type) => type !== 'video.asset.static_rendition.created');
+  expect(settled.filter((type) => type !== 'video.asset.static_rendition.ready'), 'no errored file for a deleted asset').toEqual([]);
+  for (const dir of assetDirsOf(server, created.id)) await expect(readdir(dir), dir).rejects.toThrow(/ENOENT/);
+});

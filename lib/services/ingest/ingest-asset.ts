@@ -1,4 +1,3 @@
-import { queueReadyAssetRenditions } from '../static-renditions/queue-ready-asset-renditions';
 import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
@@ -29,6 +28,7 @@ import { withIngestCpuSlot } from './ingest-cpu-slots';
 import { withCompleteFileSize } from './inspect-while-downloading';
 import { markAssetErrored } from './mark-asset-errored';
 import { isSourceStored, shareSource } from './source-input';
+import { queueReadyAssetRenditions } from '../static-renditions/queue-ready-asset-renditions';
 
 const TEST_ASSET_MAX_SECONDS = 10;
 const PROBE_TIMEOUT_MS = 60_000;

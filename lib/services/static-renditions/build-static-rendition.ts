@@ -11,7 +11,7 @@ import { probeMedia } from '../../media/probe-media';
 import { runProcess } from '../../media/run-process';
 import { buildStaticRemuxArgs } from '../../media/static/remux-args';
 import { staticRenditionSource } from '../../media/static/static-rendition-source';
-import { staticRenditionPath } from '../../storage/asset-files';
+import { removeAssetFiles, staticRenditionPath } from '../../storage/asset-files';
 import { shareFile } from '../storage/shared-storage';
 import { removeStaticRenditionFiles } from './remove-static-rendition-files';
 import { waitForAudioFile } from '../playback/audio-track';
@@ -148,6 +148,14 @@ export const buildStaticRendition = async ({ renditionId, signal, log }: { rendi
     // Deleted while it was being built: nobody will ask for this file.
     if (!(await settleStaticRendition({ renditionId, outcome }))) await removeStaticRenditionFiles(asset.id, [file]);
     log.info({ assetId: asset.id, name: file.name, bytes: Number(outcome.fileSize), ms: Math.round(performance.now() - startedAt) }, 'static rendition ready');
+  } catch (error) {
+    // The asset was deleted meanwhile (which stopped the encodes): nothing to retry, and the
+    // folder this build may have recreated goes too.
+    if (!(await getDb().asset.findUnique({ where: { id: asset.id }, select: { id: true } }))) {
+      await removeAssetFiles(getEnv().dataDir, asset.id);
+      return;
+    }
+    throw error;
   } finally {
     await rm(work, { recursive: true, force: true });
     await rm(temp, { force: true });
