@@ -233,7 +233,12 @@ test('a JPEG watermark (opaque) at the top left, sized in px of the 1920×1080 f
   await makeImages(playbackFixtures.dir);
   const source = playbackMedia.fileUrl(path.basename(await playbackFixtures.ensure(SOURCE)));
   const settings = { width: '192px', horizontal_margin: '96px', vertical_margin: '54px' };
-  const { playbackId } = await createReady({ inputs: [{ url: source }, { url: playbackMedia.fileUrl(JPEG), overlay_settings: settings }] });
+  const { playbackId, assetId } = await createReady({ inputs: [{ url: source }, { url: playbackMedia.fileUrl(JPEG), overlay_settings: settings }] });
+  // input-info echoes every input, the watermark with its settings as submitted (alignment defaults filled in).
+  const info = await api.get(`/video/v1/assets/${assetId}/input-info`);
+  expect(info.status).toBe(200);
+  expect(info.json.data).toHaveLength(2);
+  expect(info.json.data[1].settings).toEqual({ url: playbackMedia.fileUrl(JPEG), overlay_settings: { vertical_align: 'top', horizontal_align: 'left', ...settings } });
   const ladder = await loadMultivariant(multivariantUrl(server, playbackId));
   const lowest = [...ladder.video].sort((a, b) => a.resolution!.width - b.resolution!.width)[0]!;
   const frames = [await segmentFrame(lowest, 0, 'jpeg'), await thumbnailFrame(playbackId, 'jpeg'), await gifFrame(playbackId), await storyboardTile(playbackId)];

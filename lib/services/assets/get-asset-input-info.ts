@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { ApiError } from '../../errors/api-error';
 import type { MediaProbe } from '../../media/ffprobe';
-import type { AssetInput } from '../../schemas/asset-settings';
+import type { StoredInput } from '../../schemas/asset-settings';
 import { findAssetOrThrow } from './asset-record';
 
 const round = (value: number | null) => (value === null ? undefined : Math.round(value * 1e6) / 1e6);
@@ -13,7 +13,7 @@ export const getAssetInputInfo = async ({ assetId }: { assetId: string }) => {
   const asset = await db.asset.findUniqueOrThrow({ where: { id: assetId }, select: { status: true, inputsJson: true, probeJson: true } });
   if (asset.status === 'preparing') throw new ApiError('failed_request', 'Asset is still preparing');
   if (!asset.probeJson) throw new ApiError('failed_request', 'Asset is not ready');
-  const [settings] = JSON.parse(asset.inputsJson) as AssetInput[];
+  const [settings, ...watermarks] = JSON.parse(asset.inputsJson) as StoredInput[];
   const probe = JSON.parse(asset.probeJson) as MediaProbe;
   const tracks = [
     ...probe.video
@@ -34,5 +34,7 @@ export const getAssetInputInfo = async ({ assetId }: { assetId: string }) => {
       sample_rate: audio.sampleRate,
     })),
   ];
-  return [{ settings, file: { container_format: probe.formatName.split(',')[0], tracks } }];
+  // Each watermark input is echoed too, as Mux does; its image was converted at ingest, so only
+  // the settings as submitted are reported for it.
+  return [{ settings, file: { container_format: probe.formatName.split(',')[0], tracks } }, ...watermarks.map((input) => ({ settings: input }))];
 };
