@@ -13,7 +13,8 @@ import {
 } from '../support/clip-media';
 import type { KeyframeServer } from '../support/keyframe-server';
 import { MediaServer } from '../support/media-server';
-import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
+import type Mux from '@mux/mux-node';
+import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
 // Asset clips (inputs[0].url = mux://assets/{id}): cut frame-accurately from the source's kept
 // file. Each clip is made with master_access temporary, so its own file can be downloaded and its
@@ -24,6 +25,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let server: KeyframeServer;
 let api: Api;
+let mux: Mux;
 let media: MediaServer;
 let dir: string;
 let sourceFrames: Buffer[];
@@ -46,7 +48,8 @@ const masterFile = async (assetId: string, name: string): Promise<string> => {
 };
 
 const createClip = async (sourceId: string, range: { start_time?: number; end_time?: number }, extra: Json = {}) => {
-  const clip = await api.createAsset({
+  // Through @mux/mux-node, as an application would ask for it.
+  const clip: Json = await mux.video.assets.create({
     inputs: [{ url: `mux://assets/${sourceId}`, ...range }],
     playback_policies: ['public'],
     master_access: 'temporary',
@@ -85,7 +88,9 @@ test.beforeAll(async () => {
   expect(sourceFrames.length).toBe(6 * FRAME_RATE);
   media = await MediaServer.start({ roots: [dir] });
   server = await startKeyframe({ label: 'clips' });
-  api = new Api(server.baseUrl, await server.createToken());
+  const token = await server.createToken();
+  api = new Api(server.baseUrl, token);
+  mux = muxClient(server, token);
   source = await api.createAsset({ inputs: [{ url: media.fileUrl('source.mp4') }], playback_policies: ['public'], max_resolution_tier: '1440p' });
   audioSource = await api.createAsset({ inputs: [{ url: media.fileUrl('audio.m4a') }], playback_policies: ['public'] });
   for (const asset of [source, audioSource]) expect((await api.waitForStatus(asset.id)).status).toBe('ready');

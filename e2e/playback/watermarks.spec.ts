@@ -8,7 +8,8 @@ import { Api, expectApiError, type Json } from '../support/api';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
 import type { KeyframeServer } from '../support/keyframe-server';
 import { expect, loadMultivariant, multivariantUrl, test, type NamedVariant } from '../support/playback';
-import { disposeKeyframe, startKeyframe } from '../support/test';
+import type Mux from '@mux/mux-node';
+import { disposeKeyframe, muxClient, startKeyframe } from '../support/test';
 import { createUpload, sendToUploadUrl, waitForUploadStatus } from '../support/uploads';
 
 // Watermarks (overlay_settings inputs) burned into the picture, checked on decoded pixels: the same
@@ -22,11 +23,14 @@ const run = promisify(execFile);
 
 let server: KeyframeServer;
 let api: Api;
+let mux: Mux;
 let scratch: string;
 
 test.beforeAll(async () => {
   server = await startKeyframe({ label: 'playback-watermarks' });
-  api = new Api(server.baseUrl, await server.createToken());
+  const token = await server.createToken();
+  api = new Api(server.baseUrl, token);
+  mux = muxClient(server, token);
   scratch = await mkdtemp(path.join(os.tmpdir(), 'keyframe-watermarks-'));
 });
 
@@ -166,7 +170,8 @@ const storyboardTile = async (playbackId: string): Promise<Frame> => {
 };
 
 const createReady = async (body: Json): Promise<{ assetId: string; playbackId: string }> => {
-  const created = await api.createAsset({ playback_policies: ['public'], ...body });
+  // Through @mux/mux-node: its types and request shape carry overlay_settings unchanged.
+  const created = await mux.video.assets.create({ playback_policies: ['public'], ...body });
   const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 120_000);
   expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
   return { assetId: asset.id, playbackId: asset.playback_ids[0].id };

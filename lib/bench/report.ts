@@ -411,6 +411,13 @@ export const renderMarkdown = (results: BenchResults): string => {
       ),
     );
     parts.push(`Cold ÷ cached: **${cell(value.coldToCachedRatio)}**.`);
+    if (value.plainFfmpeg) {
+      parts.push(
+        `Peer, same run: one plain ffmpeg encode of the source to a 1080p MP4 with the server's 1080p rung settings took ` +
+          `**${formatMs(value.plainFfmpeg.ms)}** (${(value.plainFfmpeg.fileBytes / 1e6).toFixed(1)} MB); cold build ÷ plain ffmpeg: ` +
+          `**${cell(value.coldToPlainRatio)}**. The cold build encodes at background priority behind viewers, in 4 s segments.`,
+      );
+    }
   } else parts.push(outcomeNote(staticRenditions) ?? '');
 
   parts.push('## Cold playback in a real player');

@@ -375,7 +375,7 @@ const main = async (): Promise<number> => {
         );
       }
       if (doStatic && longInput) {
-        const input = { label: longInput.label, url: urlOf(longInput), durationSeconds: longInput.durationSeconds };
+        const input = { label: longInput.label, url: urlOf(longInput), path: longInput.path, durationSeconds: longInput.durationSeconds };
         load.push(await loadBefore('before static renditions'));
         staticRenditions = await phase('static renditions', () =>
           measureStaticRenditions({ server: activeServer, token, db: activeDb, webhooks: activeWebhooks, input, log }),

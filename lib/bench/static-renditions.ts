@@ -1,4 +1,8 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AssetDb } from './asset-db';
+import { ownDirectory, releaseDirectory, runCommand } from './processes';
 import { basicAuth, HttpStatusError, request } from './http';
 import { createReadyAsset, settleAfterReady } from './keyframe-api';
 import type { AccessToken, KeyframeServer } from './keyframe-server';
@@ -15,12 +19,46 @@ const READY_TIMEOUT_MS = 60 * 60_000;
 
 export type StaticRenditionBuild = { renditionId: string; readyMs: number; fileBytes: number | null; width: number | null; height: number | null };
 
+/** The peer: one plain ffmpeg run encoding the same source to a 1080p progressive MP4. */
+export type PlainFfmpegMp4 = { ms: number; fileBytes: number; args: string };
+
 export type StaticRenditionsResult = {
   input: string;
   durationSeconds: number;
   cold: StaticRenditionBuild;
   cached: StaticRenditionBuild;
   coldToCachedRatio: number | null;
+  plainFfmpeg: PlainFfmpegMp4 | null;
+  /** Cold build ÷ plain ffmpeg: above 1 the just-in-time path is slower than encoding the file directly. */
+  coldToPlainRatio: number | null;
+};
+
+// What a user without Keyframe would run: the server's 1080p rung settings (superfast, 4.5 Mb/s
+// capped at 1.5×, 2 s GOP), AAC 128 kb/s, moov first. Same machine, same run, right after the builds.
+const plainMp4Args = (inputPath: string, outputPath: string): string[] => [
+  '-hide_banner', '-nostdin', '-v', 'error', '-y',
+  '-i', inputPath,
+  '-map', '0:v:0', '-map', '0:a:0?',
+  '-vf', 'scale=1920:1080:flags=bicubic,format=yuv420p',
+  '-c:v', 'libx264', '-preset', 'superfast', '-profile:v', 'high',
+  '-b:v', '4500k', '-maxrate', '6750k', '-bufsize', '9000k',
+  '-g', '60', '-keyint_min', '60', '-sc_threshold', '0',
+  '-c:a', 'aac', '-b:a', '128k', '-ac', '2', '-ar', '48000',
+  '-movflags', '+faststart',
+  outputPath,
+];
+
+const measurePlainFfmpegMp4 = async (inputPath: string): Promise<PlainFfmpegMp4> => {
+  const dir = ownDirectory(mkdtempSync(path.join(os.tmpdir(), 'keyframe-bench-mp4-')));
+  try {
+    const output = path.join(dir, 'plain.mp4');
+    const args = plainMp4Args(inputPath, output);
+    const result = await runCommand('ffmpeg', args, { timeoutMs: READY_TIMEOUT_MS });
+    if (result.code !== 0) throw new Error(`plain ffmpeg MP4 encode failed: ${result.stderr.slice(-400)}`);
+    return { ms: round(result.wallMs, 0), fileBytes: statSync(output).size, args: `ffmpeg ${args.join(' ')}` };
+  } finally {
+    releaseDirectory(dir);
+  }
 };
 
 type FileJson = { id?: string; status?: string; width?: number; height?: number; filesize?: string };
@@ -67,7 +105,7 @@ export const measureStaticRenditions = async ({
   token: AccessToken;
   db: AssetDb;
   webhooks: WebhookReceiver;
-  input: { label: string; url: string; durationSeconds: number };
+  input: { label: string; url: string; path: string; durationSeconds: number };
   log: (line: string) => void;
 }): Promise<StaticRenditionsResult> => {
   const asset = await createReadyAsset(server.baseUrl, token, db, input.url);
@@ -78,11 +116,15 @@ export const measureStaticRenditions = async ({
   await api(server, token, 'DELETE', `/video/v1/assets/${asset.assetId}/static-renditions/${cold.renditionId}`);
   const cached = await buildHighest(server, token, webhooks, asset.assetId);
   log(`static renditions: highest.mp4 with its segments cached ${cached.readyMs} ms`);
+  const plainFfmpeg = await measurePlainFfmpegMp4(input.path);
+  log(`static renditions: plain ffmpeg 1080p MP4 ${plainFfmpeg.ms} ms`);
   return {
     input: input.label,
     durationSeconds: input.durationSeconds,
     cold,
     cached,
     coldToCachedRatio: cached.readyMs > 0 ? round(cold.readyMs / cached.readyMs, 2) : null,
+    plainFfmpeg,
+    coldToPlainRatio: plainFfmpeg.ms > 0 ? round(cold.readyMs / plainFfmpeg.ms, 2) : null,
   };
 };
