@@ -180,8 +180,7 @@ test('two workers, several assets: every webhook event is delivered exactly once
   const receiver = await WebhookReceiver.start();
   try {
     const nodes = await startCluster('cluster-webhooks', { WEBHOOK_RETRY_BASE_SECONDS: '0.5' });
-    const endpoint = (await nodes.cli(['webhooks', 'create', '--url', receiver.url])) as { secret: string };
-    receiver.secret = endpoint.secret;
+    await receiver.subscribeTo(nodes);
     await nodes.startWorker('worker-b');
     const api = new Api(nodes.baseUrl, await nodes.createToken());
 

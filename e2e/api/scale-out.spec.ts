@@ -132,8 +132,7 @@ test('two workers, several assets: every webhook event is delivered exactly once
   const receiver = await WebhookReceiver.start();
   try {
     const app = await cluster.start('http', 'app');
-    const endpoint = (await app.cli(['webhooks', 'create', '--url', receiver.url])) as { secret: string };
-    receiver.secret = endpoint.secret;
+    await receiver.subscribeTo(app);
     await cluster.start('worker', 'worker-a');
     await cluster.start('worker', 'worker-b');
     const api = new Api(app.baseUrl, await app.createToken());

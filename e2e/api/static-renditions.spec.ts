@@ -28,9 +28,7 @@ test.beforeAll(async () => {
   token = await server.createToken();
   api = new Api(server.baseUrl, token);
   mux = muxClient(server, token);
-  receiver = await WebhookReceiver.start();
-  const endpoint = (await server.cli(['webhooks', 'create', '--url', receiver.url])) as { secret: string };
-  receiver.secret = endpoint.secret;
+  receiver = await (await WebhookReceiver.start()).subscribeTo(server);
   scratch = await mkdtemp(path.join(os.tmpdir(), 'kf-static-'));
 });
 

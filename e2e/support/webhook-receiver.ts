@@ -43,6 +43,13 @@ export class WebhookReceiver {
     return receiver;
   }
 
+  /** Adds this receiver as a webhook endpoint of `server` (with its CLI) and keeps the signing secret. */
+  async subscribeTo(server: { cli: (args: string[]) => Promise<unknown> }): Promise<this> {
+    const endpoint = (await server.cli(['webhooks', 'create', '--url', this.url])) as { secret: string };
+    this.secret = endpoint.secret;
+    return this;
+  }
+
   get port(): number {
     return this.boundPort;
   }

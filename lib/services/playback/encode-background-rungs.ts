@@ -10,6 +10,7 @@ import { isMarkerStored, shareFile, sharedStore, whenAssetTransfersSettled } fro
 import type { PlaybackPlan } from './playback-plan';
 import { ENCODE_PRIORITY, encodeKey } from './runtime';
 import { ensureVideoSegment } from './video-segments';
+import { untilAborted } from '../../utils/until-aborted';
 
 // Rungs above 1080p cannot be encoded in real time on a small machine, so they are encoded segment
 // by segment in the background (behind viewers' on-demand requests) and listed once complete. Each
@@ -94,13 +95,6 @@ export const queueBackgroundSegments = async ({ assetId }: { assetId: string }):
   return missing.length;
 };
 
-const untilAborted = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 
 /** Encodes one segment of a background rung (if the asset and rung still exist), then lists the rung once it is whole. */
 export const encodeBackgroundSegment = async ({

@@ -19,6 +19,7 @@ import type { PlaybackPlan } from '../playback/playback-plan';
 import { ENCODE_PRIORITY } from '../playback/runtime';
 import { ensureInitSegment, ensureVideoSegment } from '../playback/video-segments';
 import { settleStaticRendition } from './settle-static-rendition';
+import { untilAborted } from '../../utils/until-aborted';
 
 // A static rendition is remuxed from what playback already makes: the rung's just-in-time
 // segments (those already stored are reused; the others are encoded at background priority, so
@@ -31,13 +32,6 @@ const PROBE_TIMEOUT_MS = 60_000;
 // Segments asked for ahead of the one being appended: enough to keep every encoder busy.
 const SEGMENTS_AHEAD = 4;
 
-const untilAborted = <T>(work: Promise<T>, signal: AbortSignal): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
