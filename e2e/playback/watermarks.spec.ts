@@ -206,7 +206,7 @@ const expectWatermarked = (marked: Frame, plain: Frame, what: string): Rect => {
   return { x: box.x / width, y: box.y / height, width: box.width / width, height: box.height / height };
 };
 
-test('a PNG watermark with alpha is burned into the lowest and highest rungs and the thumbnail, at the same relative place', async ({
+test('a PNG watermark with alpha is burned into the lowest and highest rungs, the thumbnail and highest.mp4, at the same relative place', async ({
   playbackFixtures,
   playbackMedia,
 }) => {
@@ -228,6 +228,15 @@ test('a PNG watermark with alpha is burned into the lowest and highest rungs and
     places.push(expectWatermarked(markedFrame, plainFrame, `${rung.name} segment 1`));
   }
   places.push(expectWatermarked(await thumbnailFrame(marked.playbackId, 'marked'), await thumbnailFrame(plain.playbackId, 'plain'), 'thumbnail'));
+  // The MP4 download is remuxed from the top rung's segments: its pictures carry the watermark too.
+  const top = rungs.at(-1)!;
+  expect((await api.post(`/video/v1/assets/${marked.assetId}/static-renditions`, { resolution: 'highest' })).status).toBe(201);
+  const mp4Status = async () => (await api.get(`/video/v1/assets/${marked.assetId}`)).json.data.static_renditions?.files?.[0]?.status;
+  await expect.poll(mp4Status, { timeout: 120_000, intervals: [1_100] }).toBe('ready');
+  const mp4 = path.join(scratch, 'marked-highest.mp4');
+  await writeFile(mp4, await fetchOk(server.url(`/${marked.playbackId}/highest.mp4`)));
+  const plainTop = plainLadder!.video.find((variant) => variant.name === top.name)!;
+  places.push(expectWatermarked(await decodeFirstFrame(mp4, top.resolution!.width, top.resolution!.height), await segmentFrame(plainTop, 0, 'plain'), 'highest.mp4'));
   // The same part of the picture on every rendition (relative position and size within ~1%).
   for (const place of places.slice(1)) {
     for (const key of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(place[key] - places[0]![key]), JSON.stringify(places)).toBeLessThan(0.012);
