@@ -25,8 +25,11 @@ export const assetDirectory = (dataDir: string, assetId: string): string => path
 export const sourceFilePath = (dataDir: string, assetId: string): string =>
   path.join(assetDirectory(dataDir, assetId), 'source');
 
+// A deleted asset's encodes on other nodes stop a moment after the delete (node events), and one
+// may still publish a file into the folder (on a shared DATA_DIR, or here before its cancel lands)
+// while it is removed: rmdir then fails with ENOTEMPTY. Node's rm retries those (linear backoff).
 export const removeAssetFiles = async (dataDir: string, assetId: string): Promise<void> => {
-  await rm(assetDirectory(dataDir, assetId), { recursive: true, force: true });
+  await rm(assetDirectory(dataDir, assetId), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 };
 
 // HLS renditions: `hls/<rendition>/init.mp4` and `hls/<rendition>/<index>.m4s`, where the rendition

@@ -1,5 +1,6 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
+import { getLogger } from '../../log';
 import { cancelAssetWork } from '../../jobs/signals';
 import { assetJson } from '../master/master-links';
 import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
@@ -32,8 +33,14 @@ export const deleteAsset = async ({ assetId }: { assetId: string }): Promise<voi
   cancelAssetWork(assetId);
   await tellOtherNodes({ type: 'asset-deleted', assetId });
   segmentCache().forgetUnder(assetDirectory(getEnv().dataDir, assetId));
-  await deleteSharedAsset(assetId);
-  await removeAssetFiles(getEnv().dataDir, assetId);
-  // An upload's file waits in the upload folder until the ingest adopts it.
-  if (uploadId) await rm(uploadDirectory(getEnv().dataDir, uploadId), { recursive: true, force: true });
+  // The asset is gone once its row is: a file that cannot be removed now is logged, not a 500 for
+  // a delete that happened.
+  try {
+    await deleteSharedAsset(assetId);
+    await removeAssetFiles(getEnv().dataDir, assetId);
+    // An upload's file waits in the upload folder until the ingest adopts it.
+    if (uploadId) await rm(uploadDirectory(getEnv().dataDir, uploadId), { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  } catch (error) {
+    getLogger().error({ err: error, assetId }, 'removing a deleted asset’s files failed');
+  }
 };
