@@ -28,18 +28,8 @@ export function CreateClipPanel({ asset, playerTime }: { asset: AssetJson; playe
         Create a clip
       </h2>
       <div className="grid grid-cols-2 gap-3">
-        <div className="space-y-1">
-          <TextField label="Start (s)" type="number" min={0} step={0.001} value={start} onChange={(event) => setStart(event.target.value)} />
-          <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setStart(String(seconds(playerTime)))}>
-            Start at player time
-          </Button>
-        </div>
-        <div className="space-y-1">
-          <TextField label="End (s)" type="number" min={0} step={0.001} value={end} onChange={(event) => setEnd(event.target.value)} />
-          <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => setEnd(String(seconds(playerTime)))}>
-            End at player time
-          </Button>
-        </div>
+        <PlayerTimeField label="Start (s)" buttonLabel="Start at player time" value={start} onChange={setStart} playerTime={playerTime} />
+        <PlayerTimeField label="End (s)" buttonLabel="End at player time" value={end} onChange={setEnd} playerTime={playerTime} />
       </div>
       {problem && <ErrorList messages={[problem]} />}
       {createClip.isError && <ErrorList messages={errorMessages(createClip.error)} />}
@@ -59,5 +49,29 @@ export function CreateClipPanel({ asset, playerTime }: { asset: AssetJson; playe
         </p>
       )}
     </section>
+  );
+}
+
+// A time in seconds, typed or taken from where the preview player is.
+function PlayerTimeField({
+  label,
+  buttonLabel,
+  value,
+  onChange,
+  playerTime,
+}: {
+  label: string;
+  buttonLabel: string;
+  value: string;
+  onChange: (value: string) => void;
+  playerTime: number;
+}) {
+  return (
+    <div className="space-y-1">
+      <TextField label={label} type="number" min={0} step={0.001} value={value} onChange={(event) => onChange(event.target.value)} />
+      <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => onChange(String(seconds(playerTime)))}>
+        {buttonLabel}
+      </Button>
+    </div>
   );
 }
