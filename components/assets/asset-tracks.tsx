@@ -16,8 +16,10 @@ export function AssetTracks({ asset }: { asset: AssetJson }) {
               <span className="font-medium capitalize">{track.type}</span>{' '}
               {track.type === 'video'
                 ? `${track.max_width}×${track.max_height} at ${track.max_frame_rate} fps`
-                : `${track.max_channels} channel${track.max_channels === 1 ? '' : 's'}${track.language_code ? ` · ${track.language_code}` : ''}`}
-              {track.duration !== undefined && ` · ${track.duration.toFixed(2)} s`}
+                : track.type === 'audio'
+                  ? `${track.max_channels ?? '?'} channel${track.max_channels === 1 ? '' : 's'}${track.language_code ? ` · ${track.language_code}` : ''}`
+                  : `${track.name}${track.language_code ? ` · ${track.language_code}` : ''} · ${track.status}`}
+              {track.type !== 'text' && track.duration !== undefined && ` · ${track.duration.toFixed(2)} s`}
               <span className="block font-mono text-xs break-all text-zinc-500">{track.id}</span>
             </li>
           ))}

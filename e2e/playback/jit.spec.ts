@@ -311,14 +311,15 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
     const index = 3;
     const nextStart = segmentStart(from.playlist, index + 1);
     const left = path.join(server.assetDir(asset.assetId), 'hls', from.name, `${index + 1}.m4s`);
-    // The earlier tests leave 1080p prefetches running; on a loaded CI machine they held both
-    // encoder slots past this test's 10 s wait for its own prefetch.
+    // The earlier tests leave 1080p prefetches running or queued; on a loaded CI machine they held
+    // the one slot prefetches may take past this test's wait for its own prefetch.
     await waitForIdleEncoders(server.pid);
     const isPrefetch = (entry: ProcessEntry) => encoderFor(asset.assetId, from.width)(entry) && Math.abs(seekOf(entry) - nextStart) < 1;
     const watch = watchProcesses(server.pid, isPrefetch, { intervalMs: 10 });
     try {
       expect((await httpGet(from.playlist.segments[index]!.url)).status).toBe(200);
-      const deadline = Date.now() + 10_000;
+      // Started once the segment asked for is served; on a loaded machine that can take a while.
+      const deadline = Date.now() + 30_000;
       while (watch.seen.size === 0 && Date.now() < deadline) await sleep(10);
       expect(watch.seen.size, `the prefetch of ${from.name} segment ${index + 1} started`).toBe(1);
 
@@ -349,7 +350,8 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
     const watch = watchProcesses(server.pid, isPrefetch, { intervalMs: 10 });
     try {
       for (let asked = index; asked < leftIndex; asked++) expect((await httpGet(from.playlist.segments[asked]!.url)).status).toBe(200);
-      const deadline = Date.now() + 10_000;
+      // Started once the segment asked for is served; on a loaded machine that can take a while.
+      const deadline = Date.now() + 30_000;
       while (watch.seen.size === 0 && Date.now() < deadline) await sleep(10);
       expect(watch.seen.size, `the prefetch of ${from.name} segment ${leftIndex} started`).toBe(1);
 

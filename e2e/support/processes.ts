@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { niceOf } from '../../lib/media/test-support/scheduling';
 
 // Looks at the processes a Keyframe server spawns (its ffmpeg encodes) through /proc, limited to
 // the descendants of that server's process so parallel workers never see each other's encodes.
@@ -66,15 +67,30 @@ export const scalesToWidth = (entry: ProcessEntry, width: number): boolean => {
 };
 
 /**
- * Waits until no ffmpeg under `rootPid` is working (a paused one, state T, does not count), so a
+ * Waits until no ffmpeg under `rootPid` has been doing urgent work for `quietMs` in a row, so a
  * test that watches for one encode does not start while an earlier test's prefetches hold the
- * encoder slots. Gives up silently after `timeoutMs`: the test's own assertions then explain.
+ * encoder slots. A paused encode (state T) and one at nice 19 (idle work, which any prefetch or
+ * viewer preempts) do not count; a single empty sample is not enough, since the next queued encode
+ * starts a moment after the last one exits. Throws, naming what still runs, after `timeoutMs`.
  */
-export const waitForIdleEncoders = async (rootPid: number, timeoutMs = 60_000): Promise<void> => {
+export const waitForIdleEncoders = async (rootPid: number, { timeoutMs = 90_000, quietMs = 1_500 } = {}): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
+  let quietSince = Date.now();
+  let busy: ProcessEntry[] = [];
   while (Date.now() < deadline) {
-    if (!descendantsOf(rootPid).some((entry) => isFfmpeg(entry) && entry.state !== 'T')) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    busy = descendantsOf(rootPid).filter((entry) => isFfmpeg(entry) && entry.state !== 'T' && !runsAtLowestPriority(entry.pid));
+    if (busy.length > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince >= quietMs) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`encoders still busy after ${timeoutMs} ms:\n${busy.map((entry) => entry.command).join('\n')}`);
+};
+
+const runsAtLowestPriority = (pid: number): boolean => {
+  try {
+    return niceOf(pid) >= 19;
+  } catch {
+    return true; // exited meanwhile
   }
 };
 

@@ -14,6 +14,7 @@ const nodeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('asset-deleted'), assetId: z.string() }),
   z.object({ type: z.literal('static-renditions-deleted'), assetId: z.string(), files: z.array(z.object({ id: z.string(), name: z.string() })) }),
   z.object({ type: z.literal('playback-id-deleted'), playbackId: z.string() }),
+  z.object({ type: z.literal('tracks-changed'), assetId: z.string() }),
   z.object({ type: z.literal('restriction-changed'), restrictionId: z.string() }),
   z.object({ type: z.literal('signing-key-deleted'), keyId: z.string() }),
 ]);

@@ -41,6 +41,7 @@ export const playbackRouteClass = (path: PlaybackPath): RouteClass => {
     case 'image':
       return 'playback_image';
     case 'static-rendition':
+    case 'text-track':
       return 'playback_static';
     case 'unknown':
       return 'playback_other';

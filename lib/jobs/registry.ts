@@ -6,6 +6,7 @@ import { encodeBackgroundRungsJob } from './definitions/encode-background-rungs-
 import { encodeBackgroundSegmentJob } from './definitions/encode-background-segment-job';
 import { ingestAssetJob } from './definitions/ingest-asset-job';
 import { prepareMasterJob } from './definitions/prepare-master-job';
+import { generateCaptionsJob, prepareAudioTrackJob, prepareTextTrackJob } from './definitions/track-jobs';
 
 // Every job the worker can run, keyed by name.
 export const jobRegistry = {
@@ -15,6 +16,9 @@ export const jobRegistry = {
   'encode-background-segment-job': encodeBackgroundSegmentJob,
   'build-static-rendition-job': buildStaticRenditionJob,
   'prepare-master-job': prepareMasterJob,
+  'prepare-text-track-job': prepareTextTrackJob,
+  'prepare-audio-track-job': prepareAudioTrackJob,
+  'generate-captions-job': generateCaptionsJob,
 } satisfies Record<string, JobDefinition<z.ZodType>>;
 
 export type JobName = keyof typeof jobRegistry;

@@ -38,6 +38,8 @@ export type AudioStreamInfo = {
   durationSeconds: number | null;
   /** null when absent or "und". */
   language: string | null;
+  /** The stream's `title` tag ("Director's commentary"), null when absent. */
+  title?: string | null;
 };
 
 export type MediaProbe = {
@@ -174,6 +176,7 @@ function parseAudioStream(stream: JsonObject, index: number): AudioStreamInfo {
     bitRate: streamBitRate(stream, tags),
     durationSeconds: streamDuration(stream, tags),
     language: language === null || language === 'und' ? null : language,
+    title: toText(tags.title),
   };
 }
 

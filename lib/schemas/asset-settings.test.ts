@@ -60,8 +60,30 @@ describe('normalizeAssetSettings', () => {
     [{ input: 'https://e.com/a', encoding_tier: 'baseline', video_quality: 'plus' }, /disagree/],
     [{ input: 'https://e.com/a', inputs: [{ url: 'https://e.com/b' }] }, /either inputs or input/],
     [{}, /at least one input/],
-    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/s.vtt', type: 'text' }] }, /additional audio and subtitle inputs are not supported yet/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/s.vtt', type: 'text' }] }, /inputs\[1\].language_code: is required for a subtitle input/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { type: 'audio', language_code: 'es' }] }, /inputs\[1\].url: an audio track input needs the URL/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/s.vtt', type: 'text', language_code: 'not a language!' }] }, /BCP-47/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/b' }] }, /must be a watermark \(overlay_settings\), an audio track/],
+    [{ inputs: [{ url: 'https://e.com/a', generated_subtitles: [{ language_code: 'xx' }] }] }, /generated_subtitles\[0\].language_code: must be one of en, es/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/es.m4a', type: 'audio', language_code: 'es' }], video_quality: 'basic' }, /additional audio tracks are available with video_quality "plus" only/],
+    [{ inputs: [{ url: 'https://e.com/a', generated_subtitles: [{ language_code: 'en' }] }], video_quality: 'basic' }, /auto-generated captions are available with video_quality "plus" only/],
   ])('rejects %j', (body, fragment) => expectProblem(body, fragment));
+
+  test('accepts audio and subtitle inputs and generated subtitles, on both tiers where they apply', () => {
+    const smart = normalize({
+      inputs: [
+        { url: 'https://e.com/a', language_code: 'en', name: 'English', generated_subtitles: [{ language_code: 'en', name: 'English (generated)' }] },
+        { url: 'https://e.com/es.m4a', type: 'audio', language_code: 'es', name: 'Español' },
+        { url: 'https://e.com/fr.vtt', type: 'text', text_type: 'subtitles', language_code: 'fr', closed_captions: false },
+      ],
+    });
+    expect(smart.ok).toBe(true);
+    const basicSubtitles = normalize({
+      inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/fr.srt', type: 'text', language_code: 'fr' }],
+      video_quality: 'basic',
+    });
+    expect(basicSubtitles.ok).toBe(true);
+  });
 
   test('accepts MP4 settings, master access, a clip and watermarks', () => {
     const result = normalize({

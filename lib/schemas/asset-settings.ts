@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatOverlaySettings, overlaySettingsSchema, type Overlay } from './overlay-settings';
+import { canonicalLanguageCode, generatedSubtitleSchema, GENERATED_SUBTITLE_LANGUAGES } from './track';
 import {
   MP4_SUPPORT_VALUES,
   STATIC_RESOLUTIONS,
@@ -28,7 +29,7 @@ export const inputSchema = z.object({
   start_time: z.number().optional(),
   end_time: z.number().optional(),
   overlay_settings: overlaySettingsSchema.optional(),
-  generated_subtitles: z.array(z.object({}).passthrough()).optional(),
+  generated_subtitles: z.array(generatedSubtitleSchema).optional(),
 });
 
 export const metaSchema = z.object({
@@ -127,10 +128,15 @@ export const normalizeAssetSettings = (
   const overlays: Overlay[] = [];
   inputs.forEach((input, index) => {
     if (index === primaryIndex) return;
-    if (!input.overlay_settings) {
-      problems.push(`inputs[${index}]: additional audio and subtitle inputs are not supported yet; an additional input must be a watermark (overlay_settings)`);
+    if (input.type === 'audio' || input.type === 'text') {
+      problems.push(...additionalTrackProblems(input, index));
+    } else if (!input.overlay_settings) {
+      problems.push(
+        `inputs[${index}]: an additional input must be a watermark (overlay_settings), an audio track (type "audio") or subtitles (type "text")`,
+      );
     } else if (!input.url) problems.push(`inputs[${index}].url: a watermark input needs the URL of a PNG or JPEG image`);
     else overlays.push({ url: input.url, settings: input.overlay_settings });
+    if (input.generated_subtitles?.length) problems.push(`inputs[${index}].generated_subtitles: only applies to the first input`);
     if (input.start_time !== undefined || input.end_time !== undefined) {
       problems.push(`inputs[${index}].start_time/end_time: only apply to the first input, when it is mux://assets/{asset_id}`);
     }
@@ -143,8 +149,9 @@ export const normalizeAssetSettings = (
     if (primary.overlay_settings) {
       problems.push('inputs[0].overlay_settings: a watermark goes on an additional input (the image), not on the video input');
     }
-    if (primary.generated_subtitles?.length) {
-      problems.push('inputs[0].generated_subtitles: auto-generated captions are not supported yet');
+    problems.push(...generatedSubtitleProblems(primary.generated_subtitles ?? [], 'inputs[0].generated_subtitles'));
+    if (primary.language_code !== undefined && canonicalLanguageCode(primary.language_code) === undefined) {
+      problems.push('inputs[0].language_code: must be a BCP-47 language tag such as "en" or "pt-BR"');
     }
     const clipSource = primary.url?.startsWith('mux://') ? CLIP_URL.exec(primary.url) : null;
     if (primary.url?.startsWith('mux://') && !clipSource) {
@@ -198,6 +205,14 @@ export const normalizeAssetSettings = (
     );
   }
   problems.push(...staticRenditionProblems(staticRenditions));
+  if (encodingTier === 'baseline') {
+    if (inputs.some((input) => input.type === 'audio')) {
+      problems.push('inputs: additional audio tracks are available with video_quality "plus" only, not "basic" (encoding_tier "baseline")');
+    }
+    if (primary?.generated_subtitles?.length) {
+      problems.push('inputs[0].generated_subtitles: auto-generated captions are available with video_quality "plus" only, not "basic" (encoding_tier "baseline")');
+    }
+  }
   if (body.normalize_audio) problems.push('normalize_audio: audio normalisation is not supported yet');
   if (body.per_title_encode) problems.push('per_title_encode: per-title encoding is not supported');
 
@@ -222,6 +237,31 @@ export const normalizeAssetSettings = (
     },
   };
 };
+
+const additionalTrackProblems = (input: AssetInput, index: number): string[] => {
+  const problems: string[] = [];
+  const kind = input.type === 'audio' ? 'an audio track input' : 'a subtitle input';
+  if (!input.url) problems.push(`inputs[${index}].url: ${kind} needs the URL of its file`);
+  if (input.overlay_settings) problems.push(`inputs[${index}].overlay_settings: only applies to watermark inputs`);
+  if (input.language_code === undefined) problems.push(`inputs[${index}].language_code: is required for ${kind}`);
+  else if (canonicalLanguageCode(input.language_code) === undefined) {
+    problems.push(`inputs[${index}].language_code: must be a BCP-47 language tag such as "en" or "pt-BR"`);
+  }
+  if (input.type === 'audio' && (input.text_type !== undefined || input.closed_captions !== undefined)) {
+    problems.push(`inputs[${index}]: text_type and closed_captions only apply to subtitle inputs (type "text")`);
+  }
+  if (input.name !== undefined && input.name.trim() === '') problems.push(`inputs[${index}].name: must not be empty`);
+  if (input.passthrough !== undefined && input.passthrough.length > 255) problems.push(`inputs[${index}].passthrough: must be at most 255 characters`);
+  return problems;
+};
+
+/** Why a list of generated_subtitles cannot be honoured (empty when it can). */
+export const generatedSubtitleProblems = (requests: Array<{ language_code?: string }>, field: string): string[] =>
+  requests.flatMap((request, index) =>
+    request.language_code !== undefined && !(GENERATED_SUBTITLE_LANGUAGES as readonly string[]).includes(request.language_code)
+      ? [`${field}[${index}].language_code: must be one of ${GENERATED_SUBTITLE_LANGUAGES.join(', ')}`]
+      : [],
+  );
 
 /** Why a list of requested static renditions cannot be honoured (empty when it can). */
 export const staticRenditionProblems = (requests: StaticRenditionRequest[], existing: string[] = []): string[] => {

@@ -28,6 +28,7 @@ const base: AssetRecord = {
   masterExpiresAt: null,
   playbackIds: [],
   staticRenditions: [],
+  tracks: [],
 };
 
 const file = (overrides: Partial<StaticRenditionRecord>): StaticRenditionRecord => ({

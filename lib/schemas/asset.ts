@@ -1,6 +1,7 @@
 import { unixSeconds } from './common';
 import { videoQualityFor, type EncodingTier } from './asset-settings';
 import { serializeStaticRenditions, type StaticRenditionRecord } from './static-rendition';
+import { serializeTrack, type TrackJson, type TrackRecord } from './track';
 
 // Maps stored assets to the Mux wire format (snake_case, `created_at` as a string of Unix seconds,
 // fields that are not known yet left out rather than sent as null).
@@ -33,6 +34,8 @@ export type AssetRecord = {
   masterExpiresAt: Date | null;
   playbackIds: PlaybackIdRecord[];
   staticRenditions: StaticRenditionRecord[];
+  /** Audio and text tracks (Track rows), in creation order. */
+  tracks: TrackRecord[];
 };
 
 export type VideoTrack = {
@@ -53,6 +56,16 @@ export type AudioTrack = {
   language_code?: string;
 };
 export type Track = VideoTrack | AudioTrack;
+
+// The video track comes from the probe; audio and text tracks from their rows. Assets made before
+// tracks had rows keep the audio tracks their probe recorded.
+const assetTracks = (asset: AssetRecord): Array<VideoTrack | AudioTrack | TrackJson> | undefined => {
+  const probed = parseJson<Track[]>(asset.tracksJson);
+  if (!probed && asset.tracks.length === 0) return undefined;
+  const rows = asset.tracks.map(serializeTrack);
+  const hasAudioRows = asset.tracks.some((track) => track.type === 'audio');
+  return [...(probed ?? []).filter((track) => track.type === 'video' || !hasAudioRows), ...rows];
+};
 
 const PROGRESS: Record<string, { state: string; progress: number }> = {
   ingesting: { state: 'ingesting', progress: 0 },
@@ -87,7 +100,8 @@ const masterJson = (asset: AssetRecord, links: AssetLinks) => {
 
 export const serializeAsset = (asset: AssetRecord, links: AssetLinks = {}) => {
   const master = masterJson(asset, links);
-  const tracks = parseJson<Track[]>(asset.tracksJson);
+  const probedTracks = parseJson<Track[]>(asset.tracksJson);
+  const tracks = assetTracks(asset);
   const meta = parseJson<Record<string, string>>(asset.metaJson);
   const errorMessages = parseJson<string[]>(asset.errorMessagesJson);
   const encodingTier = asset.encodingTier as EncodingTier;
@@ -99,7 +113,7 @@ export const serializeAsset = (asset: AssetRecord, links: AssetLinks = {}) => {
     progress: PROGRESS[asset.progressState] ?? PROGRESS.ingesting,
     ...(asset.durationSeconds !== null && { duration: Math.round(asset.durationSeconds * 1e6) / 1e6 }),
     ...(asset.aspectRatio !== null && { aspect_ratio: asset.aspectRatio }),
-    ...(tracks && { max_stored_resolution: storedResolutionLabel(tracks) }),
+    ...(probedTracks && { max_stored_resolution: storedResolutionLabel(probedTracks) }),
     ...(asset.resolutionTier !== null && { resolution_tier: asset.resolutionTier }),
     max_resolution_tier: asset.maxResolutionTier,
     ...(asset.maxFrameRate !== null && { max_stored_frame_rate: asset.maxFrameRate }),

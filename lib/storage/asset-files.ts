@@ -73,3 +73,21 @@ export const masterDirectory = (dataDir: string, assetId: string): string => pat
 
 export const masterFilePath = (dataDir: string, assetId: string, fileName: string): string =>
   path.join(masterDirectory(dataDir, assetId), fileName);
+
+// Tracks: everything of one track sits in one folder, removed with the track.
+export const trackDirectory = (dataDir: string, assetId: string, trackId: string): string =>
+  path.join(assetDirectory(dataDir, assetId), 'tracks', trackId);
+
+/** A text track's normalised WebVTT (`.vtt`) or plain transcript (`.txt`). */
+export const textTrackFilePath = (dataDir: string, assetId: string, trackId: string, extension: 'vtt' | 'txt'): string =>
+  path.join(trackDirectory(dataDir, assetId, trackId), `track.${extension}`);
+
+/** An added audio track's downloaded file, before it is encoded. */
+export const audioTrackSourcePath = (dataDir: string, assetId: string, trackId: string): string =>
+  path.join(trackDirectory(dataDir, assetId, trackId), 'source');
+
+/**
+ * The HLS rendition of an audio track: the primary keeps the name `audio` it always had; every
+ * other audio track is `audio-{trackId}` (its playlist `/{PLAYBACK_ID}/audio-{trackId}.m3u8`).
+ */
+export const audioRenditionName = (track: { id: string; primary: boolean }): string => (track.primary ? 'audio' : `audio-${track.id}`);

@@ -12,12 +12,16 @@ export type PlaybackPath =
   | { kind: 'image'; playbackId: string; image: ImageKind; extension: string }
   // An MP4/M4A download: highest.mp4, audio.m4a, 720p.mp4, capped-1080p.mp4, low.mp4 …
   | { kind: 'static-rendition'; playbackId: string; name: string }
+  // A text track as one WebVTT file, or (generated tracks) its plain transcript.
+  | { kind: 'text-track'; playbackId: string; trackId: string; extension: 'vtt' | 'txt' }
   | { kind: 'unknown'; playbackId: string };
 
 export type ImageKind = 'thumbnail' | 'animated' | 'storyboard';
 
 const IMAGE_NAME = /^(thumbnail|animated|storyboard)\.([a-z]+)$/;
-const RENDITION_FILE = /^(init\.mp4|\d{1,6}\.m4s)$/;
+// fMP4 init and media segments; WebVTT segments of a subtitles rendition.
+const RENDITION_FILE = /^(init\.mp4|\d{1,6}\.m4s|\d{1,6}\.vtt)$/;
+const TEXT_TRACK_FILE = /^([A-Za-z0-9]{1,64})\.(vtt|txt)$/;
 const M3U8 = '.m3u8';
 
 const decode = (segment: string): string | null => {
@@ -42,6 +46,8 @@ export const matchPlaybackPath = (pathname: string): PlaybackPath | null => {
   const image = third === undefined ? IMAGE_NAME.exec(second) : null;
   if (image) return { kind: 'image', playbackId, image: image[1] as ImageKind, extension: image[2] ?? '' };
   if (third === undefined && isStaticRenditionName(second)) return { kind: 'static-rendition', playbackId, name: second };
+  const textTrack = second === 'text' && third !== undefined ? TEXT_TRACK_FILE.exec(third) : null;
+  if (textTrack) return { kind: 'text-track', playbackId, trackId: textTrack[1]!, extension: textTrack[2] as 'vtt' | 'txt' };
   if (third !== undefined && RENDITION_FILE.test(third)) return { kind: 'rendition-file', playbackId, rendition: second, file: third };
   return isWellFormedId(playbackId) ? { kind: 'unknown', playbackId } : null;
 };

@@ -116,6 +116,7 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
           minResolution: query.get('min_resolution') ?? undefined,
           assetStartTime: query.get('asset_start_time') ?? undefined,
           assetEndTime: query.get('asset_end_time') ?? undefined,
+          defaultSubtitlesLang: query.get('default_subtitles_lang') ?? undefined,
           access: accessFor(playback, 'v'),
         }),
       );
@@ -135,6 +136,7 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
       return imageReply(await imageFor(playback, path.image, path.extension));
     case 'static-rendition':
       return staticRenditionReply(playback, path.name);
+    case 'text-track': // HELPER-OWNED: served by the text tracks work
     case 'unknown':
       throw notFound('Resource');
   }
@@ -145,7 +147,7 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
 // path costs measurably at tens of thousands of requests a second.
 const storedPlaylist = (path: PlaybackPath, query: URLSearchParams): PlaybackText | null => {
   // Looked up by path alone: an instant clip (a range in the query) always takes the full path.
-  if (query.has('asset_start_time') || query.has('asset_end_time')) return null;
+  if (query.has('asset_start_time') || query.has('asset_end_time') || query.has('default_subtitles_lang')) return null;
   if (path.kind === 'rendition-playlist') return storedRenditionPlaylist({ playbackId: path.playbackId, rendition: path.rendition });
   if (path.kind !== 'multivariant') return null;
   return storedMultivariantPlaylist({

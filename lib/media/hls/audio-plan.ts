@@ -19,3 +19,6 @@ export const buildAudioSegmentDurations = (duration: number): number[] => {
     round6(index < count - 1 ? AUDIO_SEGMENT_SECONDS : duration - AUDIO_SEGMENT_SECONDS * (count - 1)),
   );
 };
+
+/** Audio tracks are encoded in stereo, or in mono when the track is mono (5.1 is downmixed). */
+export const audioOutputChannels = (sourceChannels: number | null | undefined): number => (sourceChannels === 1 ? 1 : 2);

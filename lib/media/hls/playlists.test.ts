@@ -8,7 +8,7 @@ describe('renderMultivariantPlaylist', () => {
   test('variants carry bandwidths, resolution, codecs with audio, frame rate and the audio group', () => {
     const text = renderMultivariantPlaylist({
       rungs: rungs.map((rung) => ({ rung, uri: `pid/${rung.name}.m3u8` })),
-      audio: { uri: 'pid/audio.m3u8', channels: 2 },
+      audio: [{ uri: 'pid/audio.m3u8', name: 'Default', channels: 2, isDefault: true }],
     });
     expect(text.startsWith('#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n')).toBe(true);
     expect(text).toContain(
@@ -21,15 +21,50 @@ describe('renderMultivariantPlaylist', () => {
   });
 
   test('video-only: no audio group and avc1 only', () => {
-    const text = renderMultivariantPlaylist({ rungs: [{ rung: rungs[0]!, uri: 'a.m3u8' }], audio: null });
+    const text = renderMultivariantPlaylist({ rungs: [{ rung: rungs[0]!, uri: 'a.m3u8' }], audio: [] });
     expect(text).not.toContain('EXT-X-MEDIA');
     expect(text).toContain('CODECS="avc1.64001e"');
     expect(text).not.toContain('AUDIO=');
   });
 
   test('audio-only: one AAC variant pointing at the audio playlist', () => {
-    const text = renderMultivariantPlaylist({ rungs: [], audio: { uri: 'pid/audio.m3u8', channels: 2 } });
+    const text = renderMultivariantPlaylist({ rungs: [], audio: [{ uri: 'pid/audio.m3u8', name: 'Default', channels: 2, isDefault: true }] });
     expect(text).toContain('#EXT-X-STREAM-INF:BANDWIDTH=128000,AVERAGE-BANDWIDTH=128000,CODECS="mp4a.40.2"\npid/audio.m3u8');
+  });
+});
+
+describe('renderMultivariantPlaylist with tracks', () => {
+  const english = { uri: 'pid/audio.m3u8', name: 'English', language: 'en', channels: 2, isDefault: true };
+  const spanish = { uri: 'pid/audio-t2.m3u8', name: 'Español', language: 'es', channels: 1, isDefault: false };
+
+  test('every audio track is in the audio group, the primary the default', () => {
+    const text = renderMultivariantPlaylist({ rungs: [{ rung: rungs[0]!, uri: 'a.m3u8' }], audio: [english, spanish] });
+    expect(text).toContain('#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="pid/audio.m3u8"');
+    expect(text).toContain('#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="Español",LANGUAGE="es",DEFAULT=NO,AUTOSELECT=YES,CHANNELS="1",URI="pid/audio-t2.m3u8"');
+  });
+
+  test('subtitles: Mux attribute order, SDH characteristics for closed captions, SUBTITLES on every variant', () => {
+    const text = renderMultivariantPlaylist({
+      rungs: rungs.map((rung) => ({ rung, uri: `pid/${rung.name}.m3u8` })),
+      audio: [english],
+      subtitles: [
+        { uri: 'pid/subtitles-t3.m3u8', name: 'Swedish', language: 'sv', closedCaptions: true, isDefault: false },
+        { uri: 'pid/subtitles-t4.m3u8', name: 'Say "hi"', closedCaptions: false, isDefault: true },
+      ],
+    });
+    expect(text).toContain(
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",CHARACTERISTICS="public.accessibility.transcribes-spoken-dialog,public.accessibility.describes-music-and-sound",NAME="Swedish",AUTOSELECT=YES,DEFAULT=NO,FORCED=NO,LANGUAGE="sv",URI="pid/subtitles-t3.m3u8"',
+    );
+    expect(text).toContain(`#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Say 'hi'",AUTOSELECT=YES,DEFAULT=YES,FORCED=NO,URI="pid/subtitles-t4.m3u8"`);
+    const variants = text.split('\n').filter((line) => line.startsWith('#EXT-X-STREAM-INF'));
+    expect(variants.length).toBe(rungs.length);
+    for (const line of variants) expect(line).toContain('SUBTITLES="subs"');
+  });
+
+  test('audio-only with several tracks: the variant plays the default and names the group', () => {
+    const text = renderMultivariantPlaylist({ rungs: [], audio: [english, spanish] });
+    expect(text).toContain('#EXT-X-STREAM-INF:BANDWIDTH=128000,AVERAGE-BANDWIDTH=128000,CODECS="mp4a.40.2",AUDIO="audio"\npid/audio.m3u8');
+    expect(text.match(/TYPE=AUDIO/g)).toHaveLength(2);
   });
 });
 

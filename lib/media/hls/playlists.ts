@@ -5,36 +5,85 @@ import { AUDIO_BITRATE, AUDIO_CODECS, type Rung } from './ladder';
 const formatDuration = (seconds: number) => seconds.toFixed(6);
 const formatFrameRate = (frameRate: number) => frameRate.toFixed(3);
 
+/** One rendition of the audio group (one audio track). */
+export type AudioMedia = { uri: string; name: string; language?: string; channels: number; isDefault: boolean };
+/** One rendition of the subtitles group (one text track). */
+export type SubtitlesMedia = { uri: string; name: string; language?: string; closedCaptions: boolean; isDefault: boolean };
+
 export type MultivariantInput = {
   rungs: { rung: Rung; uri: string }[];
-  audio: { uri: string; channels: number } | null;
+  /** The audio tracks, the default one first; empty when the asset has no audio. */
+  audio: AudioMedia[];
+  subtitles?: SubtitlesMedia[];
 };
 
-export const renderMultivariantPlaylist = ({ rungs, audio }: MultivariantInput): string => {
+const AUDIO_GROUP = 'audio';
+const SUBTITLES_GROUP = 'subs';
+// What Apple's authoring spec asks SDH (closed captions as subtitles) to carry, as Mux writes it.
+const SDH_CHARACTERISTICS = 'public.accessibility.transcribes-spoken-dialog,public.accessibility.describes-music-and-sound';
+
+// Attribute values are quoted strings, which cannot hold a double quote or a line break.
+const quoted = (value: string) => `"${value.replace(/["\r\n]/g, (character) => (character === '"' ? "'" : ' '))}"`;
+const yesNo = (value: boolean) => (value ? 'YES' : 'NO');
+
+const audioMediaLine = (media: AudioMedia) =>
+  `#EXT-X-MEDIA:${[
+    'TYPE=AUDIO',
+    `GROUP-ID="${AUDIO_GROUP}"`,
+    `NAME=${quoted(media.name)}`,
+    `LANGUAGE=${quoted(media.language ?? 'und')}`,
+    `DEFAULT=${yesNo(media.isDefault)}`,
+    'AUTOSELECT=YES',
+    `CHANNELS="${media.channels}"`,
+    `URI=${quoted(media.uri)}`,
+  ].join(',')}`;
+
+// Attribute order as Mux writes it (mux-api-2.md §3.5).
+const subtitlesMediaLine = (media: SubtitlesMedia) =>
+  `#EXT-X-MEDIA:${[
+    'TYPE=SUBTITLES',
+    `GROUP-ID="${SUBTITLES_GROUP}"`,
+    ...(media.closedCaptions ? [`CHARACTERISTICS="${SDH_CHARACTERISTICS}"`] : []),
+    `NAME=${quoted(media.name)}`,
+    'AUTOSELECT=YES',
+    `DEFAULT=${yesNo(media.isDefault)}`,
+    'FORCED=NO',
+    ...(media.language ? [`LANGUAGE=${quoted(media.language)}`] : []),
+    `URI=${quoted(media.uri)}`,
+  ].join(',')}`;
+
+export const renderMultivariantPlaylist = ({ rungs, audio, subtitles = [] }: MultivariantInput): string => {
   const lines = ['#EXTM3U', '#EXT-X-VERSION:7', '#EXT-X-INDEPENDENT-SEGMENTS'];
+  const [defaultAudio] = audio;
+  lines.push(...subtitles.map(subtitlesMediaLine));
+  const subtitlesAttribute = subtitles.length > 0 ? [`SUBTITLES="${SUBTITLES_GROUP}"`] : [];
   if (rungs.length === 0) {
-    if (!audio) throw new Error('a playlist needs at least one video rung or an audio rendition');
-    // Audio-only assets: the audio rendition is the one variant.
+    if (!defaultAudio) throw new Error('a playlist needs at least one video rung or an audio rendition');
+    // Audio-only assets: the default audio rendition is the variant; other tracks are its alternatives.
+    if (audio.length > 1) lines.push(...audio.map(audioMediaLine));
     lines.push(
-      `#EXT-X-STREAM-INF:BANDWIDTH=${AUDIO_BITRATE},AVERAGE-BANDWIDTH=${AUDIO_BITRATE},CODECS="${AUDIO_CODECS}"`,
-      audio.uri,
+      `#EXT-X-STREAM-INF:${[
+        `BANDWIDTH=${AUDIO_BITRATE}`,
+        `AVERAGE-BANDWIDTH=${AUDIO_BITRATE}`,
+        `CODECS="${AUDIO_CODECS}"`,
+        ...(audio.length > 1 ? [`AUDIO="${AUDIO_GROUP}"`] : []),
+        ...subtitlesAttribute,
+      ].join(',')}`,
+      defaultAudio.uri,
     );
     return `${lines.join('\n')}\n`;
   }
-  if (audio) {
-    lines.push(
-      `#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="Default",LANGUAGE="und",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="${audio.channels}",URI="${audio.uri}"`,
-    );
-  }
+  lines.push(...audio.map(audioMediaLine));
   for (const { rung, uri } of rungs) {
-    const audioBitrate = audio ? AUDIO_BITRATE : 0;
+    const audioBitrate = defaultAudio ? AUDIO_BITRATE : 0;
     const attributes = [
       `BANDWIDTH=${rung.maxBitrate + audioBitrate}`,
       `AVERAGE-BANDWIDTH=${rung.videoBitrate + audioBitrate}`,
       `RESOLUTION=${rung.width}x${rung.height}`,
-      `CODECS="${audio ? `${rung.codecs},${AUDIO_CODECS}` : rung.codecs}"`,
+      `CODECS="${defaultAudio ? `${rung.codecs},${AUDIO_CODECS}` : rung.codecs}"`,
       ...(rung.frameRate ? [`FRAME-RATE=${formatFrameRate(rung.frameRate)}`] : []),
-      ...(audio ? ['AUDIO="audio"'] : []),
+      ...(defaultAudio ? [`AUDIO="${AUDIO_GROUP}"`] : []),
+      ...subtitlesAttribute,
       'CLOSED-CAPTIONS=NONE',
     ];
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, uri);

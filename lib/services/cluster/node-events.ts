@@ -40,6 +40,10 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
     case 'playback-id-deleted':
       await forgetPlaybackId(event.playbackId);
       return;
+    case 'tracks-changed':
+      // A track became ready, was renamed or deleted: playlists list the asset's tracks.
+      await forgetAssetPlayback(event.assetId);
+      return;
     case 'restriction-changed':
       forgetRestrictionRules(event.restrictionId);
       return;

@@ -22,6 +22,11 @@ import { generateId } from '../../utils/ids';
 import { cutClip } from '../clips/cut-clip';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from './asset-media-fields';
+import type { AudioTrack } from '../../schemas/asset';
+import { inputTracks } from '../tracks/input-tracks';
+import { insertTracks } from '../tracks/insert-tracks';
+import { sourceAudioTrackRows } from '../tracks/source-audio-tracks';
+import { recordTrackEvent } from '../tracks/track-events';
 import { downloadSource, type SourceDownload } from './download-source';
 import { fetchOverlays } from './fetch-overlays';
 import { withIngestCpuSlot } from './ingest-cpu-slots';
@@ -189,8 +194,18 @@ export const ingestAsset = async ({
         },
       });
       if (result.count === 1) {
+        const inputs = JSON.parse(asset.inputsJson) as AssetInput[];
+        const audioRows = sourceAudioTrackRows({
+          probedTracks: fields.tracks.filter((track): track is AudioTrack => track.type === 'audio'),
+          titles: probe.audio.map((stream) => stream.title),
+          firstInput: inputs[0],
+        });
+        await tx.track.createMany({ data: audioRows.map((row) => ({ ...row, assetId })) });
+        // Tracks the create request asked for are prepared after readiness: `preparing` in video.asset.ready.
+        const added = await insertTracks(tx, assetId, inputTracks(inputs, audioRows.find((row) => row.primary)?.id), { announce: false });
         const ready = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
         await recordWebhookEvent(tx, { type: 'video.asset.ready', object: { type: 'asset', id: assetId }, data: assetJson(ready) });
+        for (const track of added) await recordTrackEvent(tx, 'video.asset.track.created', assetId, track);
         // Master access asked for at creation starts once there is something to make it from.
         if (ready.masterAccess === 'temporary') await startMaster(tx, assetId);
       }

@@ -1,5 +1,6 @@
 import { filterLadder, type Rung } from '../../media/hls/ladder';
 import { renderMultivariantPlaylist } from '../../media/hls/playlists';
+import { playlistTracks } from './playlist-tracks';
 import { getLogger } from '../../log';
 import { affordableRungs, overCapacity } from './affordable-rungs';
 import { availableRungs } from './available-rungs';
@@ -57,6 +58,7 @@ export const getMultivariantPlaylist = async ({
   minResolution,
   assetStartTime,
   assetEndTime,
+  defaultSubtitlesLang,
   access,
 }: {
   playbackId: string;
@@ -65,9 +67,11 @@ export const getMultivariantPlaylist = async ({
   // Instant clips (public playback IDs; a token's claims take their place for signed ones).
   assetStartTime?: string;
   assetEndTime?: string;
+  /** Which subtitles a player shows without being asked (BCP-47; a token's claim for signed IDs). */
+  defaultSubtitlesLang?: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
-  const { assetId, plan, signed, claims, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, tracks, signed, claims, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
   const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
   const limits = signed
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
@@ -79,18 +83,21 @@ export const getMultivariantPlaylist = async ({
   const { rungs, lowered } = startFirst(affordable, canStartOn(assetId, plan, now));
   // A clip starts elsewhere than segment 0; its player asks soon enough.
   if (!range) warmFirstSegment(assetId, plan, rungs[0], now);
-  const key = ['multivariant', playbackId, proof ?? '', clipRangeKey(range), ...rungs.map((rung) => rung.name)].join('|');
+  const subtitlesLang = signed ? claimString(claims.default_subtitles_lang) : defaultSubtitlesLang;
+  // Tracks change (added, renamed, deleted): the key names them, so a change renders anew.
+  const trackKey = tracks.map((track) => `${track.id}:${track.name}:${track.languageCode ?? ''}:${track.closedCaptions}`).join(',');
+  const key = ['multivariant', playbackId, proof ?? '', clipRangeKey(range), subtitlesLang ?? '', trackKey, ...rungs.map((rung) => rung.name)].join('|');
   // Public: the media playlists get the range in their URLs. Signed: the proof carries it.
   const uriOf = (name: string) => withClipRange(withProof(`${playbackId}/${name}.m3u8`, proof), signed ? null : range);
   const text = renderOnce(key, () =>
     renderMultivariantPlaylist({
       rungs: rungs.map((rung) => ({ rung, uri: uriOf(rung.name) })),
-      audio: plan.audio ? { uri: uriOf('audio'), channels: plan.audio.channels } : null,
+      ...playlistTracks({ plan, tracks, uriOf, defaultSubtitlesLang: subtitlesLang }),
     }),
   );
   // A complete ladder never changes again, so the same request can be answered from memory (not
   // a clipped one: the fast path looks requests up without their range).
-  if (!signed && !range && !degraded && !lowered && available.length === plan.rungs.length) {
+  if (!signed && !range && !subtitlesLang && !degraded && !lowered && available.length === plan.rungs.length) {
     publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0] });
   }
   return { text, cacheability, lastModified: readyAt, momentary: degraded };

@@ -11,6 +11,21 @@ import type { PlaybackPlan } from './playback-plan';
 // asset erroring after it was ready. The playback workers' copies of public playlists are dropped
 // with it, before the returned promise resolves.
 
+/** A ready audio or text track, as playback lists and serves it. */
+export type PlaybackTrack = {
+  id: string;
+  type: 'audio' | 'text';
+  name: string;
+  languageCode: string | null;
+  primary: boolean;
+  /** Audio from the source: which of its audio streams; null for an added file. */
+  sourceStreamIndex: number | null;
+  durationSeconds: number | null;
+  maxChannels: number | null;
+  closedCaptions: boolean;
+  textSource: string | null;
+};
+
 export type PlaybackRecord = {
   playbackId: string;
   policy: string;
@@ -18,7 +33,22 @@ export type PlaybackRecord = {
   status: string;
   readyAt: Date | null;
   plan: PlaybackPlan | null;
+  /** Ready audio and text tracks, in creation order (the primary audio track first). */
+  tracks: PlaybackTrack[];
 };
+
+export const playbackTrackSelect = {
+  id: true,
+  type: true,
+  name: true,
+  languageCode: true,
+  primary: true,
+  sourceStreamIndex: true,
+  durationSeconds: true,
+  maxChannels: true,
+  closedCaptions: true,
+  textSource: true,
+} as const;
 
 const RECORD_TTL_MS = 60_000;
 const MAX_RECORDS = 50_000;
@@ -32,7 +62,18 @@ export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord |
     async () => {
       const found = await getDb().playbackId.findUnique({
         where: { id: playbackId },
-        select: { policy: true, asset: { select: { id: true, status: true, readyAt: true, planJson: true } } },
+        select: {
+          policy: true,
+          asset: {
+            select: {
+              id: true,
+              status: true,
+              readyAt: true,
+              planJson: true,
+              tracks: { where: { status: 'ready' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: playbackTrackSelect },
+            },
+          },
+        },
       });
       if (!found) return null;
       const { asset } = found;
@@ -43,6 +84,7 @@ export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord |
         status: asset.status,
         readyAt: asset.readyAt,
         plan: asset.planJson ? (JSON.parse(asset.planJson) as PlaybackPlan) : null,
+        tracks: asset.tracks.map((track) => ({ ...track, type: track.type === 'text' ? ('text' as const) : ('audio' as const) })),
       };
     },
     (record) => record.status === 'ready' && record.plan !== null,

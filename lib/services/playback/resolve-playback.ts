@@ -9,7 +9,7 @@ import { findRestrictionRules } from '../playback-restrictions/find-restriction-
 import { findSigningPublicKey } from '../signing-keys/get-signing-key';
 import type { PlaybackPlan } from './playback-plan';
 import { clipRangeOf } from './instant-clips';
-import { findPlaybackRecord, peekPlaybackRecord } from './playback-records';
+import { findPlaybackRecord, peekPlaybackRecord, type PlaybackTrack } from './playback-records';
 
 // Who is asking: the `token` (or `TOKEN`) query parameter, the proof carried by URLs inside a
 // signed playlist, and the headers playback restrictions look at.
@@ -38,6 +38,8 @@ export type PlaybackText = { text: string; cacheability: Cacheability; lastModif
 export type PlaybackTarget = {
   assetId: string;
   plan: PlaybackPlan;
+  /** Ready audio and text tracks (see playback-records.ts). */
+  tracks: PlaybackTrack[];
   // When the asset became playable: what playlists generated from its plan date from.
   readyAt: Date;
   signed: boolean;
@@ -101,6 +103,7 @@ export const resolvePlayback = async ({ playbackId, access }: { playbackId: stri
   return {
     assetId: found.assetId,
     plan: found.plan,
+    tracks: found.tracks,
     readyAt: found.readyAt ?? new Date(0),
     signed,
     cacheability: { scope: restricted ? 'private' : 'public', expiresAt },
@@ -117,7 +120,7 @@ const PUBLIC_ACCESS = { claims: {}, proof: null, cacheability: { scope: 'public'
 export const peekPublicPlayback = (playbackId: string): PlaybackTarget | null => {
   const found = peekPlaybackRecord(playbackId);
   if (!found || found.policy !== 'public' || found.status !== 'ready' || !found.plan) return null;
-  return { assetId: found.assetId, plan: found.plan, readyAt: found.readyAt ?? new Date(0), signed: false, ...PUBLIC_ACCESS };
+  return { assetId: found.assetId, plan: found.plan, tracks: found.tracks, readyAt: found.readyAt ?? new Date(0), signed: false, ...PUBLIC_ACCESS };
 };
 
 // Appends the proof of a signed playlist to a URL it lists.

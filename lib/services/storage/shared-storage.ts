@@ -174,6 +174,14 @@ export const markKnownInBucket = (key: string): void => {
   knownInBucket().set(key, true);
 };
 
+/** Removes every object under a prefix from the bucket (no-op with local disk), e.g. a deleted track's files. */
+export const deleteSharedPrefix = async (prefix: string): Promise<void> => {
+  const store = sharedStore();
+  if (store === null) return;
+  for (const key of [...knownInBucket().keys()]) if (key.startsWith(prefix)) knownInBucket().delete(key);
+  await store.deletePrefix(prefix).catch((error: unknown) => getLogger().error({ err: error, prefix }, 'deleting from the bucket failed'));
+};
+
 /** Removes one file from the bucket (no-op with local disk), e.g. a static rendition deleted through the API. */
 export const unshareFile = async (filePath: string): Promise<void> => {
   const store = sharedStore();

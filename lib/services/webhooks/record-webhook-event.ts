@@ -23,6 +23,10 @@ export type WebhookEventType =
   | 'video.asset.master.ready'
   | 'video.asset.master.errored'
   | 'video.asset.master.deleted'
+  | 'video.asset.track.created'
+  | 'video.asset.track.ready'
+  | 'video.asset.track.errored'
+  | 'video.asset.track.deleted'
   | 'video.upload.created'
   | 'video.upload.asset_created'
   | 'video.upload.cancelled'
@@ -30,7 +34,7 @@ export type WebhookEventType =
 
 export type WebhookEventInput = {
   type: WebhookEventType;
-  object: { type: 'asset' | 'upload' | 'static_rendition'; id: string };
+  object: { type: 'asset' | 'upload' | 'static_rendition' | 'track'; id: string };
   // The resource as the API serialises it; `created_at` is turned into an integer here, as Mux
   // sends it inside webhook data.
   data: Record<string, unknown>;

@@ -1,0 +1,62 @@
+import { audioOutputChannels } from '../../media/hls/audio-plan';
+import type { AudioMedia, SubtitlesMedia } from '../../media/hls/playlists';
+import { audioRenditionName } from '../../storage/asset-files';
+import type { PlaybackPlan } from './playback-plan';
+import type { PlaybackTrack } from './playback-records';
+
+/** The rendition (playlist `/{PLAYBACK_ID}/{name}.m3u8`) of a text track's segmented WebVTT. */
+export const subtitlesRenditionName = (trackId: string): string => `subtitles-${trackId}`;
+
+/**
+ * The best text track for `default_subtitles_lang`: the exact tag first, else the closest one of
+ * the same language (`en` → `en-US`), as Mux picks it.
+ */
+export const defaultSubtitlesTrack = (tracks: PlaybackTrack[], wanted: string | undefined): PlaybackTrack | undefined => {
+  if (!wanted) return undefined;
+  const lower = wanted.toLowerCase();
+  const language = lower.split('-')[0];
+  const text = tracks.filter((track) => track.type === 'text' && track.languageCode);
+  return (
+    text.find((track) => track.languageCode!.toLowerCase() === lower) ??
+    text.find((track) => track.languageCode!.toLowerCase().split('-')[0] === language)
+  );
+};
+
+// The audio group and the subtitles group of a multivariant playlist. Assets prepared before
+// tracks had rows have no audio rows: their one audio rendition is listed as "Default".
+export const playlistTracks = ({
+  plan,
+  tracks,
+  uriOf,
+  defaultSubtitlesLang,
+}: {
+  plan: PlaybackPlan;
+  tracks: PlaybackTrack[];
+  uriOf: (rendition: string) => string;
+  defaultSubtitlesLang?: string;
+}): { audio: AudioMedia[]; subtitles: SubtitlesMedia[] } => {
+  const audioTracks = tracks.filter((track) => track.type === 'audio').sort((a, b) => Number(b.primary) - Number(a.primary));
+  const audio: AudioMedia[] =
+    audioTracks.length > 0
+      ? audioTracks.map((track, position) => ({
+          uri: uriOf(audioRenditionName(track)),
+          name: track.name,
+          ...(track.languageCode && { language: track.languageCode }),
+          channels: audioOutputChannels(track.maxChannels),
+          isDefault: position === 0,
+        }))
+      : plan.audio
+        ? [{ uri: uriOf('audio'), name: 'Default', channels: plan.audio.channels, isDefault: true }]
+        : [];
+  const chosen = defaultSubtitlesTrack(tracks, defaultSubtitlesLang);
+  const subtitles: SubtitlesMedia[] = tracks
+    .filter((track) => track.type === 'text')
+    .map((track) => ({
+      uri: uriOf(subtitlesRenditionName(track.id)),
+      name: track.name,
+      ...(track.languageCode && track.languageCode !== 'auto' && { language: track.languageCode }),
+      closedCaptions: track.closedCaptions,
+      isDefault: track === chosen,
+    }));
+  return { audio, subtitles };
+};

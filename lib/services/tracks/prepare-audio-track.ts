@@ -1,0 +1,6 @@
+import type { Logger } from 'pino';
+
+// HELPER-OWNED: replaced by the helper implementing this track kind.
+export const prepareAudioTrack = async ({ trackId }: { trackId: string; signal: AbortSignal; log: Logger }): Promise<void> => {
+  throw new Error(`prepareAudioTrack is not built yet (track ${trackId})`);
+};

@@ -1,0 +1,11 @@
+import { forgetAssetPlayback } from '../playback/playback-records';
+import { tellOtherNodes } from '../cluster/node-events';
+
+/**
+ * After a track became ready or errored, was renamed or deleted: every node forgets the asset's
+ * playback record (it carries the tracks playlists list) before the change is answered.
+ */
+export const announceTracksChanged = async (assetId: string): Promise<void> => {
+  await forgetAssetPlayback(assetId);
+  await tellOtherNodes({ type: 'tracks-changed', assetId });
+};
