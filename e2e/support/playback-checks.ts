@@ -27,9 +27,13 @@ export const expectMultivariantShape = (playlist: LoadedMultivariant, { playback
     return;
   }
   if (hasAudio) {
-    expect.soft(audioMedia.length, `one EXT-X-MEDIA TYPE=AUDIO in ${where}`).toBe(1);
-    expect.soft(audioMedia[0]?.attributes['GROUP-ID'], where).toBe('audio');
+    // One per audio track of the source; the primary first, and the only default.
+    expect.soft(audioMedia.length, `an EXT-X-MEDIA TYPE=AUDIO per audio track in ${where}`).toBeGreaterThanOrEqual(1);
+    for (const media of audioMedia) expect.soft(media.attributes['GROUP-ID'], where).toBe('audio');
     expect.soft(audioMedia[0]?.uri, where).toBe(`${playbackId}/audio.m3u8`);
+    expect.soft(audioMedia.map((media) => media.attributes.DEFAULT), `DEFAULT=YES on the primary only in ${where}`).toEqual(
+      audioMedia.map((_, index) => (index === 0 ? 'YES' : 'NO')),
+    );
   } else {
     expect.soft(playlist.media, `video-only source: no EXT-X-MEDIA in ${where}`).toEqual([]);
   }

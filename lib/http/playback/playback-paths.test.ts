@@ -22,6 +22,15 @@ describe('matchPlaybackPath', () => {
     expect(matchPlaybackPath(`/${ID}/highest.mp4/x`)).toEqual({ kind: 'unknown', playbackId: ID });
   });
 
+  test('text tracks and subtitle segments', () => {
+    expect(matchPlaybackPath(`/${ID}/text/${ID}.vtt`)).toEqual({ kind: 'text-track', playbackId: ID, trackId: ID, extension: 'vtt' });
+    expect(matchPlaybackPath(`/${ID}/text/${ID}.txt`)).toEqual({ kind: 'text-track', playbackId: ID, trackId: ID, extension: 'txt' });
+    expect(matchPlaybackPath(`/${ID}/subtitles-${ID}.m3u8`)).toEqual({ kind: 'rendition-playlist', playbackId: ID, rendition: `subtitles-${ID}` });
+    expect(matchPlaybackPath(`/${ID}/subtitles-${ID}/3.vtt`)).toEqual({ kind: 'rendition-file', playbackId: ID, rendition: `subtitles-${ID}`, file: '3.vtt' });
+    expect(matchPlaybackPath(`/${ID}/text/${ID}.srt`)).toEqual({ kind: 'unknown', playbackId: ID });
+    expect(matchPlaybackPath(`/${ID}/text/a.b.vtt`)).toEqual({ kind: 'unknown', playbackId: ID });
+  });
+
   test('malformed playback IDs in playback shapes are claimed, so they get a 400 in the API shape', () => {
     expect(matchPlaybackPath('/bad!id.m3u8')).toEqual({ kind: 'multivariant', playbackId: 'bad!id' });
     expect(matchPlaybackPath('/short/thumbnail.jpg')).toEqual({ kind: 'image', playbackId: 'short', image: 'thumbnail', extension: 'jpg' });
