@@ -85,6 +85,13 @@ describe('normalizeAssetSettings', () => {
     expect(basicSubtitles.ok).toBe(true);
   });
 
+  test('a direct upload may list only track inputs and generated subtitles: the file is the video', () => {
+    const onlyTracks = normalize({ inputs: [{ url: 'https://e.com/fr.vtt', type: 'text', language_code: 'fr' }] }, 'forbidden');
+    expect(onlyTracks.ok).toBe(true);
+    const captions = normalize({ inputs: [{ generated_subtitles: [{ language_code: 'en' }] }] }, 'forbidden');
+    expect(captions.ok).toBe(true);
+  });
+
   test('accepts MP4 settings, master access, a clip and watermarks', () => {
     const result = normalize({
       inputs: [

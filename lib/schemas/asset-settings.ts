@@ -118,8 +118,8 @@ export const normalizeAssetSettings = (
   }
   const inputs: AssetInput[] =
     typeof body.input === 'string' ? [{ url: body.input }] : (body.inputs ?? body.input ?? []);
-  // A direct upload's settings may list only watermark inputs: the uploaded file is the video.
-  const primaryIndex = inputUrl === 'forbidden' && inputs[0]?.overlay_settings ? -1 : 0;
+  // A direct upload's settings may list only additional inputs (watermarks, tracks): the uploaded file is the video.
+  const primaryIndex = inputUrl === 'forbidden' && inputs[0] && isAdditionalInput(inputs[0]) ? -1 : 0;
   const primary = primaryIndex === 0 ? inputs[0] : undefined;
   if (inputUrl === 'required' && !primary?.url) problems.push('inputs: at least one input with a url is required');
   if (inputUrl === 'forbidden' && primary?.url) {
@@ -281,11 +281,14 @@ export type StoredInput = Omit<AssetInput, 'overlay_settings'> & { overlay_setti
 export const toStoredInput = ({ overlay_settings: overlay, ...input }: AssetInput): StoredInput =>
   overlay ? { ...input, overlay_settings: formatOverlaySettings(overlay) } : input;
 
+/** A watermark or a track file: never the video. */
+const isAdditionalInput = (input: Pick<AssetInput, 'type'> & { overlay_settings?: unknown }): boolean => input.overlay_settings !== undefined || input.type === 'audio' || input.type === 'text';
+
 /**
  * A direct upload's inputs as stored on its asset: the uploaded file is the first input, so when
- * the settings list only watermarks an empty first input stands for it.
+ * the settings list only additional inputs an empty first input stands for it.
  */
 export const uploadAssetInputs = (inputs: AssetInput[]): StoredInput[] => {
   const stored = inputs.map(toStoredInput);
-  return stored[0] && !stored[0].overlay_settings ? stored : [{}, ...stored];
+  return stored[0] && !isAdditionalInput(stored[0]) ? stored : [{}, ...stored];
 };
