@@ -1,7 +1,7 @@
 import { unixSeconds } from './common';
 import { videoQualityFor, type EncodingTier } from './asset-settings';
 import { serializeStaticRenditions, type StaticRenditionRecord } from './static-rendition';
-import { serializeTrack, type TrackJson, type TrackRecord } from './track';
+import { compareTracks, serializeTrack, type TrackJson, type TrackRecord } from './track';
 
 // Maps stored assets to the Mux wire format (snake_case, `created_at` as a string of Unix seconds,
 // fields that are not known yet left out rather than sent as null).
@@ -62,7 +62,7 @@ export type Track = VideoTrack | AudioTrack;
 const assetTracks = (asset: AssetRecord): Array<VideoTrack | AudioTrack | TrackJson> | undefined => {
   const probed = parseJson<Track[]>(asset.tracksJson);
   if (!probed && asset.tracks.length === 0) return undefined;
-  const rows = asset.tracks.map(serializeTrack);
+  const rows = [...asset.tracks].sort(compareTracks).map(serializeTrack);
   const hasAudioRows = asset.tracks.some((track) => track.type === 'audio');
   return [...(probed ?? []).filter((track) => track.type === 'video' || !hasAudioRows), ...rows];
 };

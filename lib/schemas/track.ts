@@ -43,6 +43,20 @@ export type TrackRecord = {
   createdAt: Date;
 };
 
+type OrderedTrack = { type: string; primary: boolean; sourceStreamIndex: number | null; createdAt?: Date; id: string };
+
+/**
+ * The order tracks are listed in: audio before text, the primary audio first, then the source's
+ * streams in their order, then added tracks as they were added (rows made in one statement share
+ * their creation time, so it cannot decide alone).
+ */
+export const compareTracks = (a: OrderedTrack, b: OrderedTrack): number =>
+  Number(a.type === 'text') - Number(b.type === 'text') ||
+  Number(b.primary) - Number(a.primary) ||
+  (a.sourceStreamIndex ?? Number.MAX_SAFE_INTEGER) - (b.sourceStreamIndex ?? Number.MAX_SAFE_INTEGER) ||
+  (a.createdAt?.getTime() ?? 0) - (b.createdAt?.getTime() ?? 0) ||
+  a.id.localeCompare(b.id);
+
 export type TrackStatus = 'preparing' | 'ready' | 'errored';
 export type TextSource = 'uploaded' | 'generated_vod';
 

@@ -1,6 +1,7 @@
 import { forgetAtPlaybackWorkers } from '../../coordination/playback-worker-caches';
 import { getDb } from '../../db/client';
 import { LookupCache } from '../../utils/lookup-cache';
+import { compareTracks } from '../../schemas/track';
 import { processSingleton } from '../../utils/process-singleton';
 import type { PlaybackPlan } from './playback-plan';
 
@@ -48,6 +49,7 @@ export const playbackTrackSelect = {
   maxChannels: true,
   closedCaptions: true,
   textSource: true,
+  createdAt: true,
 } as const;
 
 const RECORD_TTL_MS = 60_000;
@@ -84,7 +86,9 @@ export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord |
         status: asset.status,
         readyAt: asset.readyAt,
         plan: asset.planJson ? (JSON.parse(asset.planJson) as PlaybackPlan) : null,
-        tracks: asset.tracks.map((track) => ({ ...track, type: track.type === 'text' ? ('text' as const) : ('audio' as const) })),
+        tracks: [...asset.tracks]
+          .sort(compareTracks)
+          .map(({ createdAt: _createdAt, ...track }) => ({ ...track, type: track.type === 'text' ? ('text' as const) : ('audio' as const) })),
       };
     },
     (record) => record.status === 'ready' && record.plan !== null,
