@@ -22,6 +22,7 @@ import { MasterAccessPanel } from './master-access-panel';
 import { PlaybackIdsPanel, streamUrl } from './playback-ids-panel';
 import { RenditionLadder } from './rendition-ladder';
 import { StaticRenditionsPanel } from './static-renditions-panel';
+import { isTrackRow } from './track-text';
 
 export function AssetDetail({ assetId }: { assetId: string }) {
   const asset = useAsset(assetId);
@@ -46,6 +47,12 @@ export function AssetDetail({ assetId }: { assetId: string }) {
   const origin = window.location.origin;
   const publicId = data.playback_ids?.find((playbackId) => playbackId.policy === 'public')?.id;
   const failure = assetErrorText(data);
+  // The playlist lists the ready audio and subtitle tracks: the player starts again when they change.
+  const playableTracks = (data.tracks ?? [])
+    .filter(isTrackRow)
+    .filter((track) => track.status === 'ready')
+    .map((track) => track.id)
+    .join(' ');
 
   return (
     <div className="space-y-6">
@@ -72,7 +79,7 @@ export function AssetDetail({ assetId }: { assetId: string }) {
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="space-y-6">
           {data.status === 'ready' && publicId ? (
-            <PreviewPlayer src={streamUrl(origin, publicId)} onTimeUpdate={setPlayerTime} />
+            <PreviewPlayer key={playableTracks} src={streamUrl(origin, publicId)} onTimeUpdate={setPlayerTime} />
           ) : (
             <div className="flex aspect-video w-full items-center justify-center rounded-lg bg-zinc-200 p-4 text-center text-sm text-zinc-600">
               {data.status === 'preparing'

@@ -1,9 +1,12 @@
 import type { AssetJson } from '@/lib/schemas/asset';
 import type { RenditionJson } from '@/lib/schemas/rendition-status';
+import type { TrackJson } from '@/lib/schemas/track';
 
 // Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
 
-export type { AssetJson, RenditionJson };
+export type { AssetJson, RenditionJson, TrackJson };
+/** One of asset.tracks: the video track, an audio or text track (or an old asset's probed audio). */
+export type AssetTrackJson = NonNullable<AssetJson['tracks']>[number];
 export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';
 export type AssetPage = { data: AssetJson[]; total: number; preparing: number; page: number; limit: number };
 export type PlaybackPolicy = 'public' | 'signed';

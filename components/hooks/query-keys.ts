@@ -5,6 +5,7 @@ export const queryKeys = {
   asset: (assetId: string) => ['assets', 'one', assetId] as const,
   assetRenditions: (assetId: string) => ['assets', 'renditions', assetId] as const,
   assetInputs: (assetId: string) => ['assets', 'inputs', assetId] as const,
+  trackTranscript: (assetId: string, trackId: string) => ['assets', 'transcript', assetId, trackId] as const,
   accessTokens: ['access-tokens'] as const,
   webhooks: ['webhooks'] as const,
   upload: (uploadId: string) => ['uploads', uploadId] as const,

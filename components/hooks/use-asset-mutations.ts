@@ -8,7 +8,7 @@ import { queryKeys } from './query-keys';
 // Changes made from the asset page; each refreshes the asset, whose polling then follows the
 // files and the master while they are prepared.
 
-const useAssetMutation = <Input, Output>(assetId: string, request: (input: Input) => Promise<Output>) => {
+export const useAssetMutation = <Input, Output>(assetId: string, request: (input: Input) => Promise<Output>) => {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: request,

@@ -12,7 +12,11 @@ export const useAsset = (assetId: string) =>
     refetchInterval: (query) => (isPreparingAnything(query.state.data) ? PREPARING_POLL_MS : false),
   });
 
-// The asset itself, one of its MP4s or its master being made: the page follows until it is done.
+// The asset itself, one of its MP4s, its master or one of its tracks being made: the page follows
+// until it is done.
 const isPreparingAnything = (asset: AssetJson | undefined): boolean =>
   asset !== undefined &&
-  (asset.status === 'preparing' || asset.static_renditions?.status === 'preparing' || asset.master?.status === 'preparing');
+  (asset.status === 'preparing' ||
+    asset.static_renditions?.status === 'preparing' ||
+    asset.master?.status === 'preparing' ||
+    (asset.tracks ?? []).some((track) => 'status' in track && track.status === 'preparing'));
