@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Mux from '@mux/mux-node';
 import { Api, type Json } from '../support/api';
 import { httpGet, parseMediaPlaylist, parseMultivariant, type HttpResult, type MediaPlaylist, type Rendition } from '../support/hls';
-import { assetDirsOf, type KeyframeServer } from '../support/keyframe-server';
+import { assetDirsOf, getFreePort, type KeyframeServer } from '../support/keyframe-server';
 import {
   ENGLISH_STORED_VTT,
   ENGLISH_TRANSCRIPT,
@@ -250,7 +250,9 @@ test('through @mux/mux-node: createTrack, updateTrack renames it in the playlist
   expect((await mux.video.assets.retrieve(assetId)).tracks?.some((entry) => entry.id === track.id)).toBe(false);
 });
 
-test('basic tier: bad, empty and missing files error only their track, with the reason; the asset stays ready and plays', async ({ fixtures }) => {
+test('basic tier: bad, empty, missing and unreachable files error only their track, with the reason; the asset stays ready and plays', async ({ fixtures }) => {
+  // Nothing listens there: a refused connection may pass, so it is tried again before the track errors.
+  const unreachable = `http://127.0.0.1:${await getFreePort()}/subtitles.vtt`;
   const inputs: Array<[string, string]> = [
     ['good', subtitles.url('frenchSrt')],
     ['malformed', subtitles.url('malformed')],
@@ -259,6 +261,7 @@ test('basic tier: bad, empty and missing files error only their track, with the 
     ['reversed', subtitles.url('reversed')],
     ['binary', subtitles.media.fileUrl(fixtures.file('corrupt'))],
     ['missing', subtitles.media.missingUrl],
+    ['unreachable', unreachable],
   ];
   const asset = await readyAsset({
     inputs: [
@@ -279,6 +282,7 @@ test('basic tier: bad, empty and missing files error only their track, with the 
     reversed: ['invalid_input', /^The subtitle file cannot be used: line 3: the cue ends \(00:00:01\.000\) before or when it starts \(00:00:02\.000\)$/],
     binary: ['invalid_input', /^The subtitle file cannot be used: the file is not text/],
     missing: ['download_failed', /^The subtitle file could not be downloaded: the server answered 404 Not Found$/],
+    unreachable: ['failed_request', /^Preparing the track failed: The subtitle file could not be downloaded: could not connect to 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/],
   };
   for (const [name, [type, message]] of Object.entries(reasons)) {
     const errored = await waitForTrack(tracks.get(name)!, 'errored');
