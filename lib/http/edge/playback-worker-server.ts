@@ -52,7 +52,7 @@ const headerValue = (message: IncomingMessage, name: string): string | undefined
 
 const routeOf = (path: PlaybackPath): RouteClass => {
   if (path.kind === 'rendition-file') return path.file === 'init.mp4' ? 'playback_init' : 'playback_segment';
-  if (path.kind === 'static-rendition') return 'playback_static';
+  if (path.kind === 'static-rendition' || path.kind === 'text-track') return 'playback_static';
   return path.kind === 'image' ? 'playback_image' : 'playback_playlist';
 };
 

@@ -49,5 +49,6 @@ export const CONTENT_TYPES = {
   webp: 'image/webp',
   gif: 'image/gif',
   vtt: 'text/vtt; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
   json: 'application/json; charset=utf-8',
 } as const;

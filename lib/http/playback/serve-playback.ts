@@ -12,6 +12,8 @@ import { forgetMissingRenditionFile, getRenditionFile } from '../../services/pla
 import { getStaticRenditionFile } from '../../services/playback/get-static-rendition-file';
 import { getRenditionPlaylist, storedRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
 import { peekPublicPlayback, type PlaybackAccess, type PlaybackText } from '../../services/playback/resolve-playback';
+import { getSubtitlesPlaylist, getSubtitlesSegment, isSubtitlesRendition } from '../../services/playback/subtitles-rendition';
+import { getTextTrackFile } from '../../services/playback/text-track-files';
 import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
 import { clientAddressOf, isFromPlaybackWorker, workerTakesFiles } from '../edge/from-playback-worker';
 import { ApiError, isApiError, notFound } from '../api-error';
@@ -105,6 +107,17 @@ const staticRenditionReply = async (playback: PlaybackRequest, name: string): Pr
   };
 };
 
+// A text track can be deleted, so its files and segments are kept for an hour, not for ever.
+const textTrackReply = async (playback: PlaybackRequest, trackId: string, extension: 'vtt' | 'txt'): Promise<PlaybackReply> => {
+  const found = await getTextTrackFile({ playbackId: playback.path.playbackId, trackId, extension, access: accessFor(playback, 'v') });
+  return { filePath: found.path, lastModified: found.lastModified, contentType: CONTENT_TYPES[extension], cacheControl: staticFileCacheControl(found.cacheability) };
+};
+
+const subtitlesSegmentReply = async (playback: PlaybackRequest, rendition: string, file: string): Promise<PlaybackReply> => {
+  const segment = await getSubtitlesSegment({ playbackId: playback.path.playbackId, rendition, file, access: accessFor(playback, 'v') });
+  return { text: segment.text, lastModified: segment.lastModified, contentType: CONTENT_TYPES.vtt, cacheControl: staticFileCacheControl(segment.cacheability) };
+};
+
 const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
   const { path, query } = playback;
   switch (path.kind) {
@@ -122,7 +135,7 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
       );
     case 'rendition-playlist':
       return playlistReply(
-        await getRenditionPlaylist({
+        await (isSubtitlesRendition(path.rendition) ? getSubtitlesPlaylist : getRenditionPlaylist)({
           playbackId: path.playbackId,
           rendition: path.rendition,
           assetStartTime: query.get('asset_start_time') ?? undefined,
@@ -131,12 +144,14 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
         }),
       );
     case 'rendition-file':
+      if (isSubtitlesRendition(path.rendition)) return subtitlesSegmentReply(playback, path.rendition, path.file);
       return renditionFileReply(playback, path.rendition, path.file);
     case 'image':
       return imageReply(await imageFor(playback, path.image, path.extension));
     case 'static-rendition':
       return staticRenditionReply(playback, path.name);
-    case 'text-track': // HELPER-OWNED: served by the text tracks work
+    case 'text-track':
+      return textTrackReply(playback, path.trackId, path.extension);
     case 'unknown':
       throw notFound('Resource');
   }
@@ -177,6 +192,8 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
     try {
       await sendPlaybackReply(playback.request, response, reply, { workerSendsFiles, extraHeaders });
     } catch (error) {
+      // A text track deleted between being found and being opened is gone.
+      if (isMissingFile(error) && playback.path.kind === 'text-track') throw notFound('Text track');
       // Evicted between being found and being opened: look again (it is encoded anew if need be).
       if (!isMissingFile(error) || !('filePath' in reply) || playback.path.kind !== 'rendition-file') throw error;
       forgetMissingRenditionFile(reply.filePath);

@@ -95,7 +95,8 @@ export const renderMediaPlaylist = ({
   initUri,
   segments,
 }: {
-  initUri: string;
+  /** The fMP4 init segment; none for WebVTT subtitles segments. */
+  initUri?: string;
   segments: { duration: number; uri: string }[];
 }): string => {
   // RFC 8216 §4.3.3.1: every EXTINF rounded to the nearest integer must not exceed the target.
@@ -107,7 +108,7 @@ export const renderMediaPlaylist = ({
     '#EXT-X-MEDIA-SEQUENCE:0',
     '#EXT-X-PLAYLIST-TYPE:VOD',
     '#EXT-X-INDEPENDENT-SEGMENTS',
-    `#EXT-X-MAP:URI="${initUri}"`,
+    ...(initUri === undefined ? [] : [`#EXT-X-MAP:URI="${initUri}"`]),
   ];
   for (const segment of segments) lines.push(`#EXTINF:${formatDuration(segment.duration)},`, segment.uri);
   lines.push('#EXT-X-ENDLIST');

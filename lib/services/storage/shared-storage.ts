@@ -33,6 +33,8 @@ const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.webp': 'image/webp',
   '.gif': 'image/gif',
+  '.vtt': 'text/vtt; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
 };
 const contentTypeOf = (filePath: string): string => CONTENT_TYPES[path.extname(filePath)] ?? 'application/octet-stream';
 
