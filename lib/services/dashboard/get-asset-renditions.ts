@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { getDb } from '../../db/client';
+import { trackOrderBy } from '../../schemas/track';
 import { getEnv } from '../../env';
 import { notFound } from '../../errors/api-error';
 import type { RenditionStatus } from '../../schemas/rendition-status';
@@ -32,7 +33,7 @@ const storedSegments = async (directory: string): Promise<number[]> => {
 export const getAssetRenditions = async ({ assetId }: { assetId: string }): Promise<RenditionStatus[]> => {
   const asset = await getDb().asset.findUnique({
     where: { id: assetId },
-    select: { planJson: true, tracks: { where: { type: 'audio', status: 'ready' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: playbackTrackSelect } },
+    select: { planJson: true, tracks: { where: { type: 'audio', status: 'ready' }, orderBy: trackOrderBy, select: playbackTrackSelect } },
   });
   if (!asset) throw notFound('Asset');
   if (!asset.planJson) return [];

@@ -1,4 +1,5 @@
 import { getDb } from '../../db/client';
+import { trackOrderBy } from '../../schemas/track';
 import { audioRenditionName } from '../../storage/asset-files';
 import { ensureAudioEncoding } from './audio-track';
 import { audioRenditionsOf } from './audio-renditions';
@@ -17,7 +18,7 @@ import { playbackTrackSelect, type PlaybackTrack } from './playback-records';
 export const encodeAudioTracks = async ({ assetId, trackIds }: { assetId: string; trackIds?: string[] }): Promise<void> => {
   const asset = await getDb().asset.findUnique({
     where: { id: assetId },
-    select: { planJson: true, tracks: { where: { type: 'audio', status: 'ready' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: playbackTrackSelect } },
+    select: { planJson: true, tracks: { where: { type: 'audio', status: 'ready' }, orderBy: trackOrderBy, select: playbackTrackSelect } },
   });
   if (!asset?.planJson) return;
   const plan = JSON.parse(asset.planJson) as PlaybackPlan;
