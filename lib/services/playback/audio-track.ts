@@ -49,7 +49,15 @@ const SEGMENT_WAIT_MS = 120_000;
 // measurement and one metrics label for all of them, not one per track.
 const AUDIO_COST_KEY = PRIMARY_AUDIO_RENDITION;
 
-type AudioEncode = { assetId: string; rendition: string; done: Promise<void>; progress: EventEmitter; work: ScheduledWork<void, EncodeKind> };
+type AudioEncode = {
+  assetId: string;
+  rendition: string;
+  done: Promise<void>;
+  progress: EventEmitter;
+  work: ScheduledWork<void, EncodeKind>;
+  /** Cancels it for good (its track was deleted): not a failure. */
+  stop: (reason: Error) => void;
+};
 
 const runningEncodes = () => processSingleton('audio-encodes', () => new Map<string, AudioEncode>());
 
@@ -207,9 +215,11 @@ export const ensureAudioEncoding = async ({
     judgeByFinish: false,
     run: (attempt) => runAudioEncode(assetId, rendition, progress, attempt),
   });
+  let stopped = false;
   const done = work.done
     .catch((error: unknown) => {
-      getLogger().error({ err: error, assetId, rendition: rendition.name }, 'audio encode failed');
+      if (stopped) getLogger().info({ assetId, rendition: rendition.name, reason: (error as Error).message }, 'audio encode stopped');
+      else getLogger().error({ err: error, assetId, rendition: rendition.name }, 'audio encode failed');
       throw error;
     })
     .finally(() => {
@@ -217,7 +227,11 @@ export const ensureAudioEncoding = async ({
       progress.emit('end');
     });
   done.catch(() => undefined);
-  const encode = { assetId, rendition: rendition.name, done, progress, work };
+  const stop = (reason: Error) => {
+    stopped = true;
+    work.cancel(reason);
+  };
+  const encode = { assetId, rendition: rendition.name, done, progress, work, stop };
   runningEncodes().set(key, encode);
   return encode;
 };
@@ -232,7 +246,7 @@ export const audioRenditionsEncoding = (assetId: string): string[] =>
  */
 export const stopAudioEncodes = async (assetId: string, renditions: string[]): Promise<void> => {
   const stopping = [...runningEncodes().values()].filter((encode) => encode.assetId === assetId && renditions.includes(encode.rendition));
-  for (const encode of stopping) encode.work.cancel(new Error(`the ${encode.rendition} track of asset ${assetId} was deleted`));
+  for (const encode of stopping) encode.stop(new Error(`the ${encode.rendition} track of asset ${assetId} was deleted`));
   await Promise.all(stopping.map((encode) => encode.done.catch(() => undefined)));
 };
 
