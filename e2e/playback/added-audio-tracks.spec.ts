@@ -195,10 +195,10 @@ test('DELETE takes the track out of the multivariant playlist and off disk; its 
   expect(audioMedia(playlist.media).map((entry) => entry.attributes.NAME), playlist.text).toEqual(['Default', 'Italian']);
   expect((await httpGet(server.url(`/${playbackId}/audio-${trackId}.m3u8`))).status).toBe(404);
   expect((await httpGet(segmentUrl)).status).toBe(404);
-  for (const dir of assetDirsOf(server, assetId)) {
-    expect(existsSync(path.join(dir, 'hls', `audio-${trackId}`)), 'its rendition folder').toBe(false);
-    expect(existsSync(path.join(dir, 'tracks', trackId)), 'its downloaded file').toBe(false);
-  }
+  // Every node's disk (other nodes hear of the delete a moment after it answered).
+  const leftOnDisk = () =>
+    assetDirsOf(server, assetId).flatMap((dir) => [path.join(dir, 'hls', `audio-${trackId}`), path.join(dir, 'tracks', trackId)].filter((folder) => existsSync(folder)));
+  await expect.poll(leftOnDisk, { timeout: 10_000 }).toEqual([]);
   await receiver.waitForEvent('video.asset.track.deleted', trackId);
 });
 
