@@ -20,7 +20,13 @@ import { errorMessage, median, round } from './stats';
 
 export type InputKind = 'clean' | 'camera';
 export type MoovPlacement = 'first' | 'last';
-export type InputSpec = { kind: InputKind; durationSeconds: number; moov: MoovPlacement };
+export type InputSpec = {
+  kind: InputKind;
+  durationSeconds: number;
+  moov: MoovPlacement;
+  /** Audio streams in the file (default 1); more are added to the same video and first audio stream. */
+  audioTracks?: number;
+};
 
 export type InputProperties = {
   container: string | null;
@@ -60,8 +66,8 @@ export type BenchInput = InputSpec & {
   properties: InputProperties | null;
 };
 
-export const inputLabel = ({ kind, durationSeconds, moov }: InputSpec): string =>
-  kind === 'clean' ? `clean ${durationSeconds} s` : `camera ${durationSeconds} s, moov ${moov}`;
+export const inputLabel = ({ kind, durationSeconds, moov, audioTracks = 1 }: InputSpec): string =>
+  (kind === 'clean' ? `clean ${durationSeconds} s` : `camera ${durationSeconds} s, moov ${moov}`) + (audioTracks > 1 ? `, ${audioTracks} audio tracks` : '');
 
 export const inputArgs = (durationSeconds: number, output: string): string[] => [
   '-hide_banner',
@@ -116,6 +122,32 @@ export const cameraArgs = (durationSeconds: number, output: string): string[] =>
   '-c:a', 'aac', '-b:a', '128k', '-ac', '2',
   '-f', 'mp4', output,
 ];
+
+// The other languages of a multi-language file, in turn: a mono AAC stream, then a 5.1 AC-3 one
+// (the tone in its centre channel).
+const EXTRA_AUDIO = [
+  { frequency: 1000, language: 'spa', surround: false, codec: (stream: number) => [`-c:a:${stream}`, 'aac', `-ac:a:${stream}`, '1', `-b:a:${stream}`, '96k'] },
+  { frequency: 2500, language: 'fra', surround: true, codec: (stream: number) => [`-c:a:${stream}`, 'ac3', `-b:a:${stream}`, '384k'] },
+] as const;
+
+/**
+ * The same video and first audio stream (copied), with audio streams added up to `audioTracks`,
+ * each a tone of its own with a language tag; index first.
+ */
+export const extraAudioTracksArgs = (input: string, durationSeconds: number, audioTracks: number, output: string): string[] => {
+  const extra = Array.from({ length: audioTracks - 1 }, (_, index) => EXTRA_AUDIO[index % EXTRA_AUDIO.length]!);
+  const surroundFilters = extra.flatMap(({ surround }, index) => (surround ? [`[${index + 1}:a]pan=5.1(side)|FC=c0[surround${index}]`] : []));
+  return [
+    '-hide_banner', '-nostdin', '-v', 'error', '-y', '-i', input,
+    ...extra.flatMap(({ frequency }) => ['-f', 'lavfi', '-i', `sine=frequency=${frequency}:sample_rate=48000:duration=${durationSeconds}`]),
+    ...(surroundFilters.length > 0 ? ['-filter_complex', surroundFilters.join(';')] : []),
+    '-map', '0:v:0', '-map', '0:a:0',
+    ...extra.flatMap(({ surround }, index) => ['-map', surround ? `[surround${index}]` : `${index + 1}:a`]),
+    '-c:v', 'copy', '-c:a:0', 'copy',
+    ...extra.flatMap(({ codec, language }, index) => [...codec(index + 1), `-metadata:s:a:${index + 1}`, `language=${language}`]),
+    '-movflags', '+faststart', '-f', 'mp4', output,
+  ];
+};
 
 /** The same streams, index moved to the front. */
 export const faststartArgs = (input: string, output: string): string[] => [
@@ -267,9 +299,10 @@ export const ensureInput = async ({
   log: (line: string) => void;
 }): Promise<BenchInput> => {
   mkdirSync(workDir, { recursive: true });
-  const { kind, durationSeconds, moov } = spec;
+  const { kind, durationSeconds, moov, audioTracks = 1 } = spec;
   const label = inputLabel(spec);
   if (kind === 'clean' && moov !== 'first') throw new Error('the clean input is only made with its moov first');
+  if (audioTracks > 1 && kind !== 'clean') throw new Error('more audio tracks are only added to the clean input');
   const encodeRecipe = kind === 'clean' ? inputArgs(durationSeconds, 'OUT') : cameraArgs(durationSeconds, 'OUT');
   const encodeHash = recipeHash(encodeRecipe);
   // The clean file keeps its historical name, so existing caches stay valid.
@@ -277,12 +310,14 @@ export const ensureInput = async ({
     workDir,
     kind === 'clean' ? `input-1080p30-${durationSeconds}s-${encodeHash}.mp4` : `input-camera-1080p30-${durationSeconds}s-moovlast-${encodeHash}.mp4`,
   );
-  const remuxRecipe = faststartArgs('IN', 'OUT');
-  const target =
-    kind === 'camera' && moov === 'first'
-      ? path.join(workDir, `input-camera-1080p30-${durationSeconds}s-faststart-${recipeHash([encodeRecipe, remuxRecipe])}.mp4`)
-      : encoded;
-  const recipe = kind === 'camera' && moov === 'first' ? [encodeRecipe, remuxRecipe] : [encodeRecipe];
+  const remuxRecipe = audioTracks > 1 ? extraAudioTracksArgs('IN', durationSeconds, audioTracks, 'OUT') : faststartArgs('IN', 'OUT');
+  const remuxed = (kind === 'camera' && moov === 'first') || audioTracks > 1;
+  const target = !remuxed
+    ? encoded
+    : audioTracks > 1
+      ? path.join(workDir, `input-1080p30-${durationSeconds}s-${audioTracks}audio-${recipeHash([encodeRecipe, remuxRecipe])}.mp4`)
+      : path.join(workDir, `input-camera-1080p30-${durationSeconds}s-faststart-${recipeHash([encodeRecipe, remuxRecipe])}.mp4`);
+  const recipe = remuxed ? [encodeRecipe, remuxRecipe] : [encodeRecipe];
 
   let generateMs: number | null = null;
   let probed = await reusable(ffprobe, target, durationSeconds, log);
@@ -294,7 +329,14 @@ export const ensureInput = async ({
       log(`input ${label}: encoding with ffmpeg (${kind === 'camera' ? 'noise at 1080p: ~1.3× the duration in CPU time' : 'the 300 s one takes a few minutes'})…`);
       generateMs += await produce(ffmpeg, (output) => (kind === 'clean' ? inputArgs(durationSeconds, output) : cameraArgs(durationSeconds, output)), encoded, label);
     }
-    if (target !== encoded) generateMs += await produce(ffmpeg, (output) => faststartArgs(encoded, output), target, `${label} (faststart remux)`);
+    if (target !== encoded) {
+      generateMs += await produce(
+        ffmpeg,
+        (output) => (audioTracks > 1 ? extraAudioTracksArgs(encoded, durationSeconds, audioTracks, output) : faststartArgs(encoded, output)),
+        target,
+        `${label} (${audioTracks > 1 ? 'audio tracks added' : 'faststart remux'})`,
+      );
+    }
     probed = await probeDuration(ffprobe, target);
     log(`input ${label}: generated in ${(generateMs / 1000).toFixed(1)} s`);
   }

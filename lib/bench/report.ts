@@ -10,7 +10,7 @@ import { renderScaled } from './scaled-report';
 import type { SegmentsResult } from './segments';
 import type { StaticRenditionsResult } from './static-renditions';
 import { formatLatency, formatMs, formatRatio, round } from './stats';
-import type { ReadyRatio, TimeToReadyResult } from './time-to-ready';
+import type { AudioTracksCost, ReadyRatio, TimeToReadyResult } from './time-to-ready';
 import type { UploadThroughputResult } from './upload-throughput';
 
 // The results document (bench/results.json) and its markdown rendering (bench/results.md).
@@ -72,6 +72,8 @@ export type BenchResults = {
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null; dbPoll: number | null }>;
     timeToReadyRatios: ReadyRatio[];
+    /** What extra audio streams add to time-to-ready (median of the file with them − median of the same file with one). */
+    timeToReadyAudioTracks?: AudioTracksCost[];
     idleRssMB: number | null;
     firstListedVariant: string | null;
     firstListedColdSegment0Ms: number | null;
@@ -165,6 +167,7 @@ export const renderMarkdown = (results: BenchResults): string => {
     );
   }
 
+  const formatSignedMs = (ms: number | null) => (ms === null ? 'n/a' : `${ms >= 0 ? '+' : '−'}${formatMs(Math.abs(ms))}`);
   parts.push('## Time to ready');
   const ttr = results.timeToReady;
   if (ttr.status === 'ok') {
@@ -194,6 +197,12 @@ export const renderMarkdown = (results: BenchResults): string => {
               `- ${entry.group}: median(${entry.long}) / median(${entry.short}) = **${formatRatio(entry.serverSide)}** server-side, ${formatRatio(entry.clientObserved)} client-observed`,
           )
           .join('\n'),
+      );
+    }
+    for (const entry of ttr.value.audioTracks ?? []) {
+      parts.push(
+        `- ${entry.audioTracks} audio streams instead of 1 (${entry.input} vs ${entry.oneTrackInput}, same video): ` +
+          `**${formatSignedMs(entry.addedServerMs)}** to ready server-side, ${formatSignedMs(entry.addedClientMs)} client-observed (difference of the medians)`,
       );
     }
     parts.push(

@@ -36,7 +36,8 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
 
   --quick        30 s inputs only; no 300 s inputs, cold playback or ffmpeg baseline (for iteration)
   --only time-to-ready
-                 time-to-ready of every input (clean and camera-like, 30 s and 300 s, moov first and last)
+                 time-to-ready of every input (clean and camera-like, 30 s and 300 s, moov first and last;
+                 the clean 30 s one also with 3 audio streams, to report what the extra tracks add)
   --only segments
                  cold and warm time to last byte of segment 0 of every rung, on fresh clean 30 s assets
   --only delivery
@@ -109,12 +110,15 @@ const LIMITS = {
 
 // Every input, in the order time-to-ready interleaves them.
 const CLEAN_30: InputSpec = { kind: 'clean', durationSeconds: SHORT_SECONDS, moov: 'first' };
+// The clean 30 s file with two more audio streams (a mono AAC and a 5.1 AC-3 one): what the extra
+// tracks add to time-to-ready, measured beside it.
+const CLEAN_30_THREE_AUDIO: InputSpec = { ...CLEAN_30, audioTracks: 3 };
 const CLEAN_300: InputSpec = { kind: 'clean', durationSeconds: LONG_SECONDS, moov: 'first' };
 const CAMERA_30_FIRST: InputSpec = { kind: 'camera', durationSeconds: SHORT_SECONDS, moov: 'first' };
 const CAMERA_30_LAST: InputSpec = { kind: 'camera', durationSeconds: SHORT_SECONDS, moov: 'last' };
 const CAMERA_300_FIRST: InputSpec = { kind: 'camera', durationSeconds: LONG_SECONDS, moov: 'first' };
 const CAMERA_300_LAST: InputSpec = { kind: 'camera', durationSeconds: LONG_SECONDS, moov: 'last' };
-const ALL_INPUTS = [CLEAN_30, CAMERA_30_FIRST, CAMERA_30_LAST, CLEAN_300, CAMERA_300_FIRST, CAMERA_300_LAST];
+const ALL_INPUTS = [CLEAN_30, CLEAN_30_THREE_AUDIO, CAMERA_30_FIRST, CAMERA_30_LAST, CLEAN_300, CAMERA_300_FIRST, CAMERA_300_LAST];
 // Cold playback: a camera file as a phone writes it (moov last) next to the clean one.
 const PLAYBACK_INPUTS = [CLEAN_300, CAMERA_300_LAST];
 // Load: a camera file as a phone writes it, short enough to be played to its end.
@@ -343,7 +347,9 @@ const main = async (): Promise<number> => {
       if (doReady) {
         const readyInputs: ReadyInput[] = readySpecs.flatMap((spec) => {
           const input = inputOf(spec);
-          return input ? [{ label: input.label, kind: input.kind, moov: input.moov, durationSeconds: input.durationSeconds, url: urlOf(input) }] : [];
+          return input
+            ? [{ label: input.label, kind: input.kind, moov: input.moov, durationSeconds: input.durationSeconds, audioTracks: input.audioTracks, url: urlOf(input) }]
+            : [];
         });
         load.push(await loadBefore('before time-to-ready'));
         timeToReady = await phase('time-to-ready', () =>
@@ -501,6 +507,7 @@ const main = async (): Promise<number> => {
       Object.entries(ready?.medians ?? {}).map(([label, value]) => [label, { serverSide: value.serverMs, clientObserved: value.clientMs, dbPoll: value.pollMs }]),
     ),
     timeToReadyRatios: ready?.ratios ?? [],
+    timeToReadyAudioTracks: ready?.audioTracks ?? [],
     idleRssMB: idleMemory.status === 'ok' ? idleMemory.value.rssMB : null,
     firstListedVariant: first?.rung ?? null,
     firstListedColdSegment0Ms: first?.coldMs ?? null,

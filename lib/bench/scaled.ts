@@ -96,6 +96,7 @@ const measureTopology = async ({
         kind: input.kind,
         moov: input.moov,
         durationSeconds: input.durationSeconds,
+        audioTracks: input.audioTracks,
         url: urlOf(input),
       }));
       const prefixed = (line: string) => log(`[${topology}] ${line}`);

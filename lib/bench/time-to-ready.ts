@@ -12,6 +12,8 @@ import type { WebhookReceiver } from './webhook-receiver';
 //  - client-observed: the create request sent → the `video.asset.ready` webhook arriving at a
 //    receiver the benchmark runs (what an integrator's backend sees);
 //  - and, for comparison with earlier runs, the first 20 ms poll of the database that saw `ready`.
+// An input with several audio streams runs beside the same file with one, and what the other
+// streams add to `ready` is reported as the difference of their medians.
 
 export type ReadySample = {
   input: string;
@@ -34,7 +36,7 @@ export type ReadySample = {
   ingestTimings?: Record<string, number>;
 };
 
-export type ReadyInput = { label: string; kind: InputKind; moov: MoovPlacement; durationSeconds: number; url: string };
+export type ReadyInput = { label: string; kind: InputKind; moov: MoovPlacement; durationSeconds: number; audioTracks?: number; url: string };
 
 export type ReadyMedians = { serverMs: number | null; clientMs: number | null; pollMs: number | null; runs: number; webhooksMissing: number };
 
@@ -47,12 +49,24 @@ export type ReadyRatio = {
   clientObserved: number | null;
 };
 
+/** What an input's extra audio streams add to time-to-ready: its medians minus those of the same file with one. */
+export type AudioTracksCost = {
+  input: string;
+  audioTracks: number;
+  oneTrackInput: string;
+  /** median(several) − median(one), ms; null when either is missing. */
+  addedServerMs: number | null;
+  addedClientMs: number | null;
+};
+
 export type TimeToReadyResult = {
   warmup: ReadySample | null;
   samples: ReadySample[];
   medians: Record<string, ReadyMedians>;
   /** median(longest) / median(shortest) for each kind and moov placement measured at two durations. */
   ratios: ReadyRatio[];
+  /** Inputs with several audio streams against their one-stream twin. */
+  audioTracks: AudioTracksCost[];
   webhookTimeoutMs: number;
 };
 
@@ -92,7 +106,29 @@ const sample = async (
   };
 };
 
-const groupOf = (input: { kind: InputKind; moov: MoovPlacement }) => (input.kind === 'clean' ? 'clean' : `camera, moov ${input.moov}`);
+const groupOf = (input: { kind: InputKind; moov: MoovPlacement; audioTracks?: number }) =>
+  (input.kind === 'clean' ? 'clean' : `camera, moov ${input.moov}`) + ((input.audioTracks ?? 1) > 1 ? `, ${input.audioTracks} audio tracks` : '');
+
+const difference = (a: number | null | undefined, b: number | null | undefined): number | null =>
+  a === null || a === undefined || b === null || b === undefined ? null : round(a - b, 1);
+
+const audioTracksCosts = (inputs: ReadyInput[], medians: TimeToReadyResult['medians']): AudioTracksCost[] =>
+  inputs.flatMap((input) => {
+    const audioTracks = input.audioTracks ?? 1;
+    const twin = inputs.find(
+      (other) => (other.audioTracks ?? 1) === 1 && other.kind === input.kind && other.moov === input.moov && other.durationSeconds === input.durationSeconds,
+    );
+    if (audioTracks <= 1 || !twin) return [];
+    return [
+      {
+        input: input.label,
+        audioTracks,
+        oneTrackInput: twin.label,
+        addedServerMs: difference(medians[input.label]?.serverMs, medians[twin.label]?.serverMs),
+        addedClientMs: difference(medians[input.label]?.clientMs, medians[twin.label]?.clientMs),
+      },
+    ];
+  });
 
 export const measureTimeToReady = async ({
   server,
@@ -111,7 +147,9 @@ export const measureTimeToReady = async ({
   runs: number;
   log: (line: string) => void;
 }): Promise<TimeToReadyResult> => {
-  const [shortest] = [...inputs].sort((a, b) => a.durationSeconds - b.durationSeconds || (a.kind === 'clean' ? -1 : 1));
+  const [shortest] = [...inputs].sort(
+    (a, b) => a.durationSeconds - b.durationSeconds || (a.kind === 'clean' ? -1 : 1) - (b.kind === 'clean' ? -1 : 1) || (a.audioTracks ?? 1) - (b.audioTracks ?? 1),
+  );
   let warmup: ReadySample | null = null;
   if (shortest) {
     // The first request to each route loads its module; that one-off cost is not time-to-ready.
@@ -157,5 +195,5 @@ export const measureTimeToReady = async ({
       clientObserved: ratio(medians[long.label]?.clientMs ?? null, medians[short.label]?.clientMs ?? null),
     });
   }
-  return { warmup, samples, medians, ratios, webhookTimeoutMs: WEBHOOK_TIMEOUT_MS };
+  return { warmup, samples, medians, ratios, audioTracks: audioTracksCosts(inputs, medians), webhookTimeoutMs: WEBHOOK_TIMEOUT_MS };
 };

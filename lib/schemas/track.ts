@@ -23,6 +23,14 @@ export const trackSelect = {
   createdAt: true,
 } as const;
 
+// Tracks in the order they were made; a source's audio streams, made together when the asset
+// became ready, in stream order (their rows share a creation time).
+export const trackOrderBy = [
+  { createdAt: 'asc' as const },
+  { sourceStreamIndex: { sort: 'asc' as const, nulls: 'last' as const } },
+  { id: 'asc' as const },
+];
+
 export type TrackRecord = {
   id: string;
   type: string;

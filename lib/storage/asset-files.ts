@@ -75,8 +75,9 @@ export const masterFilePath = (dataDir: string, assetId: string, fileName: strin
   path.join(masterDirectory(dataDir, assetId), fileName);
 
 // Tracks: everything of one track sits in one folder, removed with the track.
-export const trackDirectory = (dataDir: string, assetId: string, trackId: string): string =>
-  path.join(assetDirectory(dataDir, assetId), 'tracks', trackId);
+export const tracksDirectory = (dataDir: string, assetId: string): string => path.join(assetDirectory(dataDir, assetId), 'tracks');
+
+export const trackDirectory = (dataDir: string, assetId: string, trackId: string): string => path.join(tracksDirectory(dataDir, assetId), trackId);
 
 /** A text track's normalised WebVTT (`.vtt`) or plain transcript (`.txt`). */
 export const textTrackFilePath = (dataDir: string, assetId: string, trackId: string, extension: 'vtt' | 'txt'): string =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { whenIngestCpuHasRoom } from '../../services/ingest/ingest-cpu-slots';
-import { encodeAudioTrack } from '../../services/playback/encode-audio-track';
+import { encodeAudioTracks } from '../../services/playback/encode-audio-track';
 import { defineJob } from '../define-job';
 import { postReadyEncodeSlots } from './post-ready-encode-slots';
 
@@ -10,9 +10,9 @@ export const encodeAudioJob = defineJob({
   maxAttempts: 3,
   slots: postReadyEncodeSlots,
   // A head start for the first viewer (whose own request starts the same encode at once), so it
-  // lets assets still being checked have the cores first.
+  // lets assets still being checked have the cores first. Every audio stream of the source.
   run: async ({ assetId }, { signal }) => {
     await whenIngestCpuHasRoom(signal);
-    await encodeAudioTrack({ assetId });
+    await encodeAudioTracks({ assetId });
   },
 });

@@ -20,5 +20,7 @@ export const buildAudioSegmentDurations = (duration: number): number[] => {
   );
 };
 
+export type AudioOutputChannels = 1 | 2;
+
 /** Audio tracks are encoded in stereo, or in mono when the track is mono (5.1 is downmixed). */
-export const audioOutputChannels = (sourceChannels: number | null | undefined): number => (sourceChannels === 1 ? 1 : 2);
+export const audioOutputChannels = (sourceChannels: number | null | undefined): AudioOutputChannels => (sourceChannels === 1 ? 1 : 2);

@@ -91,6 +91,7 @@ describe('buildAudioTrackArgs', () => {
     expect(valueAfter(args, '-map')).toBe('0:a:0');
     expect(valueAfter(args, '-c:a')).toBe('aac');
     expect(valueAfter(args, '-ac')).toBe('2');
+    expect(valueAfter(args, '-b:a')).toBe('128k');
     expect(valueAfter(args, '-ar')).toBe('48000');
     expect(valueAfter(args, '-frag_duration')).toBe('4000000');
     expect(valueAfter(args, '-af')).toBe('aresample=48000,asetpts=N/SR/TB');
@@ -99,6 +100,25 @@ describe('buildAudioTrackArgs', () => {
 
   test('no library version in the init segment (bitexact muxing)', () => {
     expect(valueAfter(args, '-fflags')).toBe('+bitexact');
+  });
+
+  test('channel layouts a file does not name are guessed up to 7.1, as an input option', () => {
+    expect(valueAfter(args, '-guess_layout_max')).toBe('8');
+    expect(args.indexOf('-guess_layout_max')).toBeLessThan(args.indexOf('-i'));
+  });
+
+  test('another audio stream of the source, in mono', () => {
+    const mono = buildAudioTrackArgs({ inputPath: '/data/source', durationSeconds: 10, streamIndex: 2, channels: 1 });
+    expect(valueAfter(mono, '-map')).toBe('0:a:2');
+    expect(valueAfter(mono, '-ac')).toBe('1');
+    expect(valueAfter(mono, '-b:a')).toBe('64k');
+  });
+
+  test('an added file is padded with silence to the duration and cut there', () => {
+    const padded = buildAudioTrackArgs({ inputPath: '/data/track', durationSeconds: 12.5, padToDuration: true });
+    expect(valueAfter(padded, '-af')).toBe('aresample=48000,asetpts=N/SR/TB,apad=whole_dur=12.500000');
+    expect(valueAfter(padded, '-t')).toBe('12.500000');
+    expect(args.indexOf('-t')).toBeGreaterThan(args.indexOf('-i'));
   });
 });
 

@@ -1,4 +1,4 @@
-import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE } from './audio-plan';
+import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE, type AudioOutputChannels } from './audio-plan';
 import { buildVideoFilterArgs, type OverlayImage } from '../overlay/overlay-filter';
 import type { Rung } from './ladder';
 
@@ -138,8 +138,6 @@ export const buildVideoSegmentArgs = ({
   ];
 };
 
-// The whole primary audio track, once, as fragmented MP4 on stdout: AAC-LC stereo 48 kHz with an
-// edit list that hides the encoder priming, cut into fixed-size fragments.
 // The init segment of a rung holds only the codec configuration (SPS/PPS), which libx264 derives
 // from the settings, not the pictures: encoding one frame with a segment's exact arguments yields
 // the same bytes as any segment encode (checked by a test), at a fraction of the cost. A player
@@ -161,23 +159,41 @@ export const buildInitSegmentArgs = ({
   return args;
 };
 
+// One whole audio track, once, as fragmented MP4 on stdout: AAC-LC 48 kHz with an edit list that
+// hides the encoder priming, cut into fixed-size fragments. Stereo, or mono for a mono track (what
+// the multivariant playlist announces, see audioOutputChannels). Wider layouts are downmixed by
+// libswresample's standard matrix (ITU-R BS.775: centre and surrounds at -3 dB into both sides, LFE
+// left out, scaled so a full-scale mix cannot clip), never by keeping the first two channels.
 export const buildAudioTrackArgs = ({
   inputPath,
   durationSeconds,
+  streamIndex = 0,
+  channels = 2,
+  padToDuration = false,
 }: {
   inputPath: string;
   durationSeconds: number;
+  /** Which audio stream of the input, counted among its audio streams from 0. */
+  streamIndex?: number;
+  channels?: AudioOutputChannels;
+  /** An input that ends early is padded with silence up to `durationSeconds` (added tracks align to the video). */
+  padToDuration?: boolean;
 }): string[] => [
   '-hide_banner',
   '-nostdin',
   '-v',
   'error',
+  // A file that does not say which speaker each channel is (PCM in WAV without a channel mask)
+  // gets the usual layout for its channel count, so the downmix knows where the centre is; by
+  // default only mono and stereo are guessed, and a 6-channel stream could not be downmixed.
+  '-guess_layout_max',
+  '8',
   '-i',
   inputPath,
   '-t',
   durationSeconds.toFixed(6),
   '-map',
-  '0:a:0',
+  `0:a:${streamIndex}`,
   '-vn',
   '-sn',
   '-dn',
@@ -185,15 +201,15 @@ export const buildAudioTrackArgs = ({
   '-1',
   // Timestamps from the sample count, not the source: some files stamp their audio packets
   // unevenly (960-sample steps with jumps), which would otherwise leak into the fragments as gaps
-  // and overlaps between segments.
+  // and overlaps between segments. It also starts every track at 0, on the video's timeline.
   '-af',
-  `aresample=${AUDIO_SAMPLE_RATE},asetpts=N/SR/TB`,
+  [`aresample=${AUDIO_SAMPLE_RATE}`, 'asetpts=N/SR/TB', ...(padToDuration ? [`apad=whole_dur=${durationSeconds.toFixed(6)}`] : [])].join(','),
   '-c:a',
   'aac',
   '-b:a',
-  '128k',
+  channels === 1 ? '64k' : '128k',
   '-ac',
-  '2',
+  String(channels),
   '-ar',
   String(AUDIO_SAMPLE_RATE),
   // As for video: no library version in the init segment. (The AAC encode itself was already

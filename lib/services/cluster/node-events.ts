@@ -6,6 +6,7 @@ import { getLogger } from '../../log';
 import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
 import { processSingleton } from '../../utils/process-singleton';
 import { forgetAssetPlayback, forgetPlaybackId } from '../playback/playback-records';
+import { forgetDeletedAudioTracks } from '../playback/forget-deleted-audio-tracks';
 import { segmentCache } from '../playback/runtime';
 import { forgetRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { forgetSigningPublicKey } from '../signing-keys/get-signing-key';
@@ -43,6 +44,7 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
     case 'tracks-changed':
       // A track became ready, was renamed or deleted: playlists list the asset's tracks.
       await forgetAssetPlayback(event.assetId);
+      await forgetDeletedAudioTracks(event.assetId);
       return;
     case 'restriction-changed':
       forgetRestrictionRules(event.restrictionId);

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { getDb } from '../../db/client';
+import { trackOrderBy } from '../../schemas/track';
 import { getEnv } from '../../env';
 import { notFound } from '../../errors/api-error';
 import type { RenditionStatus } from '../../schemas/rendition-status';
@@ -8,6 +9,9 @@ import { sharedStore } from '../storage/shared-storage';
 import { readAudioSegmentCount } from '../playback/audio-track';
 import { availableRungs } from '../playback/available-rungs';
 import type { PlaybackPlan } from '../playback/playback-plan';
+import { audioRenditionsOf } from '../playback/audio-renditions';
+import { playbackTrackSelect } from '../playback/playback-records';
+import { AUDIO_BITRATE } from '../../media/hls/ladder';
 
 // The asset page's ladder: every rendition of the plan and which of its segments are on disk
 // (encoded just in time, prefetched, or encoded in the background), read from the rendition folders:
@@ -27,7 +31,10 @@ const storedSegments = async (directory: string): Promise<number[]> => {
 };
 
 export const getAssetRenditions = async ({ assetId }: { assetId: string }): Promise<RenditionStatus[]> => {
-  const asset = await getDb().asset.findUnique({ where: { id: assetId }, select: { planJson: true } });
+  const asset = await getDb().asset.findUnique({
+    where: { id: assetId },
+    select: { planJson: true, tracks: { where: { type: 'audio', status: 'ready' }, orderBy: trackOrderBy, select: playbackTrackSelect } },
+  });
   if (!asset) throw notFound('Asset');
   if (!asset.planJson) return [];
   const plan = JSON.parse(asset.planJson) as PlaybackPlan;
@@ -45,17 +52,21 @@ export const getAssetRenditions = async ({ assetId }: { assetId: string }): Prom
       encodedSegments: await storedSegments(renditionDirectory(dataDir, assetId, rung.name)),
     })),
   );
-  if (!plan.audio) return video;
-  const audio: RenditionStatus = {
-    name: 'audio',
-    width: null,
-    height: null,
-    bitrate: 128_000,
-    background: true,
-    listed: true,
-    // Once encoded, the real fragment count (it can differ from the plan's by one).
-    segmentCount: (await readAudioSegmentCount(assetId)) ?? plan.audio.segmentDurations.length,
-    encodedSegments: await storedSegments(renditionDirectory(dataDir, assetId, 'audio')),
-  };
-  return [...video, audio];
+  // Every audio track's rendition (the primary's is `audio`), with the real fragment count once encoded (it can differ from the plan's by one).
+  const tracks = asset.tracks.map((track) => ({ ...track, type: 'audio' as const }));
+  const audio = await Promise.all(
+    audioRenditionsOf({ plan, tracks }).map(
+      async (rendition): Promise<RenditionStatus> => ({
+        name: rendition.name,
+        width: null,
+        height: null,
+        bitrate: AUDIO_BITRATE,
+        background: true,
+        listed: true,
+        segmentCount: (await readAudioSegmentCount(assetId, rendition.name)) ?? rendition.segmentDurations.length,
+        encodedSegments: await storedSegments(renditionDirectory(dataDir, assetId, rendition.name)),
+      }),
+    ),
+  );
+  return [...video, ...audio];
 };

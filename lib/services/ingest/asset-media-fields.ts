@@ -20,7 +20,7 @@ export type AssetMediaFields = {
 
 const roundDuration = (seconds: number) => Math.round(seconds * 1e6) / 1e6;
 
-const channelLayoutName = (layout: string | null, channels: number): string | undefined => {
+export const channelLayoutName = (layout: string | null, channels: number): string | undefined => {
   const base = layout?.replace(/\(.*\)$/, '');
   if (base) return base;
   return channels === 1 ? 'mono' : channels === 2 ? 'stereo' : undefined;

@@ -44,7 +44,7 @@ describe('paceAudioEncode (a real process group)', () => {
     children.push(child.pid!);
     let videoPending = true;
     noteAudioSegmentWanted('asset-a', 2);
-    const pacer = paceAudioEncode({ assetId: 'asset-a', pid: child.pid!, written: () => 40, videoWorkPending: () => videoPending });
+    const pacer = paceAudioEncode({ trackKey: 'asset-a', pid: child.pid!, written: () => 40, videoWorkPending: () => videoPending });
     pacer.check();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(stateOf(child.pid!), 'stopped').toBe('T');
@@ -68,7 +68,7 @@ describe('paceAudioEncode (a real process group)', () => {
     const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     children.push(child.pid!);
     noteAudioSegmentWanted('asset-a', 0);
-    const pacer = paceAudioEncode({ assetId: 'asset-a', pid: child.pid!, written: () => 20, videoWorkPending: () => true });
+    const pacer = paceAudioEncode({ trackKey: 'asset-a', pid: child.pid!, written: () => 20, videoWorkPending: () => true });
     pacer.check();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(stateOf(child.pid!)).toBe('T');

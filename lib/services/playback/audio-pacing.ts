@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { processSingleton } from '../../utils/process-singleton';
 
-// The audio track is one encode of the whole track at many times real time (see audio-track.ts).
+// An audio track is one encode of the whole track at many times real time (see audio-track.ts).
 // Once a viewer waits for it, it runs beside the video encoders, and for a long track that took a
 // third of a core for the first ten seconds of playback: exactly when the viewer's first video
 // segments were being encoded on a small machine. Players buffer about 30 s ahead, so the encode
@@ -34,16 +34,19 @@ export const shouldPauseAudio = ({
 
 const furthest = () => processSingleton('audio-furthest-requested', () => new LRUCache<string, number>({ max: 10_000 }));
 
-/** A viewer asked for audio segment `index` of the asset. */
-export const noteAudioSegmentWanted = (assetId: string, index: number): void => {
-  if (index > (furthest().get(assetId) ?? -1)) furthest().set(assetId, index);
+// Keyed by track (`{assetId}/{rendition}`, see audioEncodeKey): an asset's audio tracks are
+// encoded and watched separately, and a viewer switching tracks asks the new one for its position.
+
+/** A viewer asked for audio segment `index` of the track. */
+export const noteAudioSegmentWanted = (trackKey: string, index: number): void => {
+  if (index > (furthest().get(trackKey) ?? -1)) furthest().set(trackKey, index);
 };
 
-export const furthestAudioSegmentWanted = (assetId: string): number => furthest().get(assetId) ?? -1;
+export const furthestAudioSegmentWanted = (trackKey: string): number => furthest().get(trackKey) ?? -1;
 
 /** The track is complete (or gone): nothing more to pace. */
-export const forgetAudioSegmentsWanted = (assetId: string): void => {
-  furthest().delete(assetId);
+export const forgetAudioSegmentsWanted = (trackKey: string): void => {
+  furthest().delete(trackKey);
 };
 
 const CHECK_INTERVAL_MS = 200;
@@ -57,12 +60,12 @@ export type AudioPacer = {
 
 /** Paces the running audio encode whose process group leader is `pid` (see above). */
 export const paceAudioEncode = ({
-  assetId,
+  trackKey,
   pid,
   written,
   videoWorkPending,
 }: {
-  assetId: string;
+  trackKey: string;
   pid: number;
   written: () => number;
   videoWorkPending: () => boolean;
@@ -89,7 +92,7 @@ export const paceAudioEncode = ({
     }
   };
   const check = () =>
-    setPaused(shouldPauseAudio({ written: written(), furthestRequested: furthestAudioSegmentWanted(assetId), videoWorkPending: videoWorkPending(), paused }));
+    setPaused(shouldPauseAudio({ written: written(), furthestRequested: furthestAudioSegmentWanted(trackKey), videoWorkPending: videoWorkPending(), paused }));
   const timer = setInterval(check, CHECK_INTERVAL_MS);
   timer.unref();
   return {

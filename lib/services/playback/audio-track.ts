@@ -8,6 +8,7 @@ import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { buildAudioTrackArgs } from '../../media/hls/encode-args';
 import { runProcess } from '../../media/run-process';
 import {
+  audioTrackSourcePath,
   initSegmentPath,
   isStoredFile,
   mediaSegmentPath,
@@ -19,13 +20,15 @@ import { isMarkerStored, isStoredHereOrShared, shareFile, sharedStore } from '..
 import { processSingleton } from '../../utils/process-singleton';
 import { forgetAudioSegmentsWanted, noteAudioSegmentWanted, paceAudioEncode, type AudioPacer } from './audio-pacing';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
-import type { PlaybackPlan } from './playback-plan';
+import { PRIMARY_AUDIO_RENDITION, type AudioRendition } from './audio-renditions';
 import { publishFile } from '../../storage/atomic-file';
 import { encoderScheduler, type EncodeKind } from './runtime';
 
-// The audio rendition is one continuous AAC encode of the whole track, published fragment by
-// fragment as ffmpeg writes them, so there is no priming gap or overlap at any segment boundary.
-// It runs at many times real time; a request for a segment it has not reached yet waits for it.
+// Each audio rendition (one per ready audio track, see audio-renditions.ts) is one continuous AAC
+// encode of the whole track, published fragment by fragment as ffmpeg writes them, so there is no
+// priming gap or overlap at any segment boundary. It runs at many times real time; a request for a
+// segment it has not reached yet waits for it. Tracks are encoded independently: a viewer who
+// switches to another language starts (or joins) that track's encode, paced by its own requests.
 //
 // It goes through the encoder scheduler like every other ffmpeg of playback. It used to drop to
 // nice 19 after its first 20 s, and a nice value cannot be raised again without privileges, so
@@ -40,17 +43,29 @@ import { encoderScheduler, type EncodeKind } from './runtime';
 //   once at normal priority, beside the video slots rather than waiting for one (an encode
 //   running at nice 19 is restarted at normal priority): a viewer's audio never waits for video.
 
-export const AUDIO_RENDITION = 'audio';
 const ENCODE_TIMEOUT_MS = 6 * 60 * 60_000;
 const SEGMENT_WAIT_MS = 120_000;
+// Every audio track costs the same per second (one AAC encode of 48 kHz stereo at most): one
+// measurement and one metrics label for all of them, not one per track.
+const AUDIO_COST_KEY = PRIMARY_AUDIO_RENDITION;
 
-type AudioEncode = { done: Promise<void>; progress: EventEmitter; work: ScheduledWork<void, EncodeKind> };
+type AudioEncode = {
+  assetId: string;
+  rendition: string;
+  done: Promise<void>;
+  progress: EventEmitter;
+  work: ScheduledWork<void, EncodeKind>;
+  /** Cancels it for good (its track was deleted): not a failure. */
+  stop: (reason: Error) => void;
+};
 
 const runningEncodes = () => processSingleton('audio-encodes', () => new Map<string, AudioEncode>());
 
+/** One audio track's encode, among every asset's. */
+export const audioEncodeKey = (assetId: string, rendition: string): string => `${assetId}/${rendition}`;
 
-export const readAudioSegmentCount = async (assetId: string): Promise<number | null> => {
-  const markerPath = renditionCompletePath(getEnv().dataDir, assetId, AUDIO_RENDITION);
+export const readAudioSegmentCount = async (assetId: string, rendition: string = PRIMARY_AUDIO_RENDITION): Promise<number | null> => {
+  const markerPath = renditionCompletePath(getEnv().dataDir, assetId, rendition);
   if (sharedStore() !== null && !(await isMarkerStored(markerPath))) return null;
   try {
     const marker = JSON.parse(await readFile(markerPath, 'utf8')) as {
@@ -62,17 +77,23 @@ export const readAudioSegmentCount = async (assetId: string): Promise<number | n
   }
 };
 
-const runAudioEncode = async (assetId: string, plan: PlaybackPlan, progress: EventEmitter, attempt: WorkAttempt): Promise<void> => {
-  const audio = plan.audio;
-  if (!audio) throw new Error('the asset has no audio track');
+const runAudioEncode = async (assetId: string, rendition: AudioRendition, progress: EventEmitter, attempt: WorkAttempt): Promise<void> => {
   const startedAt = performance.now();
   const { pausedMs } = await withAssetCancellation(assetId, attempt.signal, (signal) =>
-    encodeAndPublish(assetId, audio.duration, progress, signal, attempt.background),
+    encodeAndPublish(assetId, rendition, progress, signal, attempt.background),
   );
-  forgetAudioSegmentsWanted(assetId);
+  forgetAudioSegmentsWanted(audioEncodeKey(assetId, rendition.name));
   // A nice-19 run's time says how busy the machine was, not what the track costs; paused time is no cost.
   const wallSeconds = (performance.now() - startedAt - pausedMs) / 1000;
-  if (!attempt.background) recordEncodeCost({ rung: AUDIO_RENDITION, wallSeconds, mediaSeconds: audio.duration });
+  if (!attempt.background) recordEncodeCost({ rung: AUDIO_COST_KEY, wallSeconds, mediaSeconds: rendition.duration });
+};
+
+// An added audio file is read from this node's disk, copied there from the bucket first with S3.
+const renditionInput = async (assetId: string, rendition: AudioRendition): Promise<string> => {
+  if (rendition.input.kind === 'source') return sourceInput(assetId);
+  const file = audioTrackSourcePath(getEnv().dataDir, assetId, rendition.input.trackId);
+  if (await isStoredHereOrShared(file)) return file;
+  throw new Error(`the audio file of track ${rendition.input.trackId} is not stored`);
 };
 
 const videoWorkPending = (): boolean => {
@@ -82,7 +103,7 @@ const videoWorkPending = (): boolean => {
 
 const encodeAndPublish = async (
   assetId: string,
-  duration: number,
+  rendition: AudioRendition,
   progress: EventEmitter,
   signal: AbortSignal,
   background: boolean,
@@ -111,10 +132,10 @@ const encodeAndPublish = async (
     });
   };
   const splitter = new Fmp4StreamSplitter({
-    onInit: (init) => publishInOrder(initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION), init, () => progress.emit('init')),
+    onInit: (init) => publishInOrder(initSegmentPath(env.dataDir, assetId, rendition.name), init, () => progress.emit('init')),
     onFragment: (fragment, index) => {
       segments = index + 1;
-      publishInOrder(mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index), fragment, () =>
+      publishInOrder(mediaSegmentPath(env.dataDir, assetId, rendition.name, index), fragment, () =>
         progress.emit('segment', index),
       );
     },
@@ -125,12 +146,18 @@ const encodeAndPublish = async (
   progress.on('wanted', checkPace);
   const result = await runProcess({
     command: env.ffmpegPath,
-    args: buildAudioTrackArgs({ inputPath: await sourceInput(assetId), durationSeconds: duration }),
+    args: buildAudioTrackArgs({
+      inputPath: await renditionInput(assetId, rendition),
+      durationSeconds: rendition.duration,
+      streamIndex: rendition.input.kind === 'source' ? rendition.input.streamIndex : 0,
+      channels: rendition.channels,
+      padToDuration: rendition.input.kind === 'added',
+    }),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
     background,
     onSpawn: (pid) => {
-      if (!background) pacer = paceAudioEncode({ assetId, pid, written: () => segments, videoWorkPending });
+      if (!background) pacer = paceAudioEncode({ trackKey: audioEncodeKey(assetId, rendition.name), pid, written: () => segments, videoWorkPending });
     },
     onStdout: (chunk) => splitter.push(chunk),
   }).finally(() => {
@@ -138,12 +165,12 @@ const encodeAndPublish = async (
   });
   const pausedMs = pacer?.stop() ?? 0;
   await written;
-  if (signal.aborted) throw new Error(`the audio encode of asset ${assetId} was stopped`);
+  if (signal.aborted) throw new Error(`the ${rendition.name} encode of asset ${assetId} was stopped`);
   if (result.exitCode !== 0) {
     throw new Error(`ffmpeg audio encode failed (${result.signal ?? result.exitCode}): ${result.stderr.trim().slice(-500)}`);
   }
   splitter.end();
-  const markerPath = renditionCompletePath(env.dataDir, assetId, AUDIO_RENDITION);
+  const markerPath = renditionCompletePath(env.dataDir, assetId, rendition.name);
   const marker = Buffer.from(JSON.stringify({ segments, segmentSeconds: AUDIO_SEGMENT_SECONDS }));
   await publishFile(markerPath, marker);
   // With S3, a node that finds the marker in the bucket must find every segment there too;
@@ -152,25 +179,26 @@ const encodeAndPublish = async (
   return { pausedMs };
 };
 
-// Starts the audio encode unless it is complete or already running (or queued) in this process.
+// Starts the track's encode unless it is complete or already running (or queued) in this process.
 // `deadline` (epoch ms): a viewer needs a part of the track not written yet by then, so the encode
 // becomes deadline work and starts at once; without one it is queued as idle work.
 export const ensureAudioEncoding = async ({
   assetId,
-  plan,
+  rendition,
   deadline,
 }: {
   assetId: string;
-  plan: PlaybackPlan;
+  rendition: AudioRendition;
   deadline?: number;
 }): Promise<AudioEncode | null> => {
-  const running = runningEncodes().get(assetId);
+  const key = audioEncodeKey(assetId, rendition.name);
+  const running = runningEncodes().get(key);
   if (running) {
     if (deadline !== undefined) running.work.hasten('deadline', deadline);
     return running;
   }
-  if ((await readAudioSegmentCount(assetId)) !== null) return null;
-  const again = runningEncodes().get(assetId);
+  if ((await readAudioSegmentCount(assetId, rendition.name)) !== null) return null;
+  const again = runningEncodes().get(key);
   if (again) return again;
   const progress = new EventEmitter();
   progress.setMaxListeners(0);
@@ -179,51 +207,71 @@ export const ensureAudioEncoding = async ({
     workClass: deadline === undefined ? 'idle' : 'deadline',
     deadline: deadline ?? Number.POSITIVE_INFINITY,
     slotlessWhenUrgent: true,
-    label: `${assetId}/audio`,
-    subject: { rung: AUDIO_RENDITION, forBackgroundRungs: false },
-    costMs: (encodeCostPerMediaSecond(AUDIO_RENDITION)?.secondsPerMediaSecond ?? 0) * (plan.audio?.duration ?? 0) * 1000,
+    label: key,
+    subject: { rung: AUDIO_COST_KEY, forBackgroundRungs: false },
+    costMs: (encodeCostPerMediaSecond(AUDIO_COST_KEY)?.secondsPerMediaSecond ?? 0) * rendition.duration * 1000,
     // Judged per segment by the viewers waiting for them (waitForAudioFile), not by when the
     // whole track is done.
     judgeByFinish: false,
-    run: (attempt) => runAudioEncode(assetId, plan, progress, attempt),
+    run: (attempt) => runAudioEncode(assetId, rendition, progress, attempt),
   });
+  let stopped = false;
   const done = work.done
     .catch((error: unknown) => {
-      getLogger().error({ err: error, assetId }, 'audio encode failed');
+      if (stopped) getLogger().info({ assetId, rendition: rendition.name, reason: (error as Error).message }, 'audio encode stopped');
+      else getLogger().error({ err: error, assetId, rendition: rendition.name }, 'audio encode failed');
       throw error;
     })
     .finally(() => {
-      runningEncodes().delete(assetId);
+      if (runningEncodes().get(key)?.work === work) runningEncodes().delete(key);
       progress.emit('end');
     });
   done.catch(() => undefined);
-  const encode = { done, progress, work };
-  runningEncodes().set(assetId, encode);
+  const stop = (reason: Error) => {
+    stopped = true;
+    work.cancel(reason);
+  };
+  const encode = { assetId, rendition: rendition.name, done, progress, work, stop };
+  runningEncodes().set(key, encode);
   return encode;
 };
 
-// Waits until the audio segment (or init segment, index null) is published. `deadline`: when the
+/** The asset's audio renditions being encoded (or queued) in this process. */
+export const audioRenditionsEncoding = (assetId: string): string[] =>
+  [...runningEncodes().values()].filter((encode) => encode.assetId === assetId).map((encode) => encode.rendition);
+
+/**
+ * Stops this process's encodes of the asset's audio renditions named (their track was deleted),
+ * queued or running, and resolves once they have stopped writing.
+ */
+export const stopAudioEncodes = async (assetId: string, renditions: string[]): Promise<void> => {
+  const stopping = [...runningEncodes().values()].filter((encode) => encode.assetId === assetId && renditions.includes(encode.rendition));
+  for (const encode of stopping) encode.stop(new Error(`the ${encode.rendition} track of asset ${assetId} was deleted`));
+  await Promise.all(stopping.map((encode) => encode.done.catch(() => undefined)));
+};
+
+// Waits until the track's segment (or init segment, index null) is published. `deadline`: when the
 // viewer asking needs it (see viewer-streams.ts); a segment written after it counts as a miss.
 export const waitForAudioFile = async ({
   assetId,
-  plan,
+  rendition,
   index,
   deadline,
 }: {
   assetId: string;
-  plan: PlaybackPlan;
+  rendition: AudioRendition;
   index: number | null;
   deadline?: number;
 }): Promise<string | null> => {
   const env = getEnv();
   const target =
     index === null
-      ? initSegmentPath(env.dataDir, assetId, AUDIO_RENDITION)
-      : mediaSegmentPath(env.dataDir, assetId, AUDIO_RENDITION, index);
-  if (index !== null) noteAudioSegmentWanted(assetId, index);
+      ? initSegmentPath(env.dataDir, assetId, rendition.name)
+      : mediaSegmentPath(env.dataDir, assetId, rendition.name, index);
+  if (index !== null) noteAudioSegmentWanted(audioEncodeKey(assetId, rendition.name), index);
   if (await isStoredHereOrShared(target)) return target;
   const askedAt = Date.now();
-  const encode = await ensureAudioEncoding({ assetId, plan, deadline: deadline ?? askedAt });
+  const encode = await ensureAudioEncoding({ assetId, rendition, deadline: deadline ?? askedAt });
   if (!encode) return (await isStoredHereOrShared(target)) ? target : null;
   encode.progress.emit('wanted');
   await new Promise<void>((resolve) => {

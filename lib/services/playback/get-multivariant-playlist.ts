@@ -5,6 +5,7 @@ import { getLogger } from '../../log';
 import { affordableRungs, overCapacity } from './affordable-rungs';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
+import type { PlaybackTrack } from './playback-records';
 import { LRUCache } from 'lru-cache';
 import { processSingleton } from '../../utils/process-singleton';
 import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
@@ -98,15 +99,19 @@ export const getMultivariantPlaylist = async ({
   // A complete ladder never changes again, so the same request can be answered from memory (not
   // a clipped one: the fast path looks requests up without their range).
   if (!signed && !range && !subtitlesLang && !degraded && !lowered && available.length === plan.rungs.length) {
-    publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0] });
+    publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0], tracks });
   }
   return { text, cacheability, lastModified: readyAt, momentary: degraded };
 };
 
 // Public multivariant requests already answered once with a complete ladder: which rendered
-// playlist they get, and the rung a player starts on.
+// playlist they get, the rung a player starts on, and the tracks it lists (the playback record's
+// list, replaced whenever a track changes).
 const publicMultivariants = () =>
-  processSingleton('public-multivariants', () => new LRUCache<string, { key: string; startRung: Rung | undefined }>({ max: 50_000 }));
+  processSingleton(
+    'public-multivariants',
+    () => new LRUCache<string, { key: string; startRung: Rung | undefined; tracks: PlaybackTrack[] }>({ max: 50_000 }),
+  );
 
 const publicRequestKey = (playbackId: string, maxResolution: string | undefined, minResolution: string | undefined) =>
   `${playbackId}|${maxResolution ?? ''}|${minResolution ?? ''}`;
@@ -128,6 +133,8 @@ export const storedMultivariantPlaylist = ({
   const known = target && publicMultivariants().get(publicRequestKey(playbackId, maxResolution, minResolution));
   // Under load the full path decides which rungs can be offered.
   if (!target || !known || overCapacity()) return null;
+  // A track was added, renamed or deleted since: the playlist is rendered anew.
+  if (known.tracks !== target.tracks) return null;
   if (known.startRung && target.plan.video && !storedVideoSegment(target.assetId, known.startRung, 0)) return null;
   // The encoders could not keep the usual start rung going for one more viewer: the full path picks one.
   if (known.startRung && target.plan.video && !encodeDemand().fits(target.assetId, known.startRung.name, Date.now())) return null;

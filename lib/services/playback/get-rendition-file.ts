@@ -4,7 +4,8 @@ import { recordSegmentCacheRequest } from '../../metrics/record';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import type { Rung } from '../../media/hls/ladder';
 import { shouldSteerToCheaperRung } from './affordable-rungs';
-import { AUDIO_RENDITION, waitForAudioFile } from './audio-track';
+import { waitForAudioFile } from './audio-track';
+import { audioRenditionOf } from './audio-renditions';
 import { mediaSegmentPath } from '../../storage/asset-files';
 import { getEnv } from '../../env';
 import { knownPublicUrl, publicUrlInBucket } from '../storage/bucket-redirects';
@@ -21,9 +22,10 @@ export type RenditionFile = PlaybackFile | { redirectUrl: string; cacheability: 
 
 // GET /{PLAYBACK_ID}/{rendition}/init.mp4 and /{PLAYBACK_ID}/{rendition}/{n}.m4s: served from
 // storage, or encoded just in time on the first request.
-// A viewer's request for an audio segment: its progress, and so when its next one is due.
-const noteAudioRequest = ({ client, assetId, index, now }: { client: string; assetId: string; index: number; now: number }) =>
-  viewerStreams().note({ clientKey: client, assetId, track: 'audio', rung: AUDIO_RENDITION, index, start: index * AUDIO_SEGMENT_SECONDS, now });
+// A viewer's request for an audio segment: its progress, and so when its next one is due. Every
+// audio track is one stream kind: a viewer switching language continues its audio stream.
+const noteAudioRequest = ({ client, assetId, rendition, index, now }: { client: string; assetId: string; rendition: string; index: number; now: number }) =>
+  viewerStreams().note({ clientKey: client, assetId, track: 'audio', rung: rendition, index, start: index * AUDIO_SEGMENT_SECONDS, now });
 
 // What a request for a video segment tells, stored or not: the viewer's progress (and so its
 // deadline), what is watched, a rung switch, and the rendition cache's hit rate and recency.
@@ -66,8 +68,8 @@ export const noteFileServedByWorker = ({ playbackId, rendition, file, client }: 
   if (!target || !Number.isInteger(index)) return;
   const { assetId, plan } = target;
   const now = Date.now();
-  if (rendition === AUDIO_RENDITION && plan.audio) {
-    noteAudioRequest({ client, assetId, index, now });
+  if (audioRenditionOf(target, rendition)) {
+    noteAudioRequest({ client, assetId, rendition, index, now });
     return;
   }
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
@@ -96,7 +98,8 @@ export const getRenditionFile = async ({
   // a segment has to be encoded, since a stored one is answered at once.
   viewer?: () => AbortSignal;
 }): Promise<RenditionFile> => {
-  const { assetId, plan, cacheability, signed, readyAt } = await resolvePlayback({ playbackId, access });
+  const target = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, cacheability, signed, readyAt } = target;
   // Files of public playback IDs may be fetched from the bucket's public URL once they are in it;
   // signed ones are always answered here, where their token is checked.
   const redirectable = !signed && cacheability.scope === 'public';
@@ -109,11 +112,12 @@ export const getRenditionFile = async ({
   if (!isInit && !segmentMatch?.[1]) throw notFound('Segment');
   const index = isInit ? null : Number(segmentMatch?.[1]);
 
-  if (rendition === AUDIO_RENDITION && plan.audio) {
-    if (index !== null && index >= plan.audio.segmentDurations.length + 1) throw notFound('Segment');
+  const audio = audioRenditionOf(target, rendition);
+  if (audio) {
+    if (index !== null && index >= audio.segmentDurations.length + 1) throw notFound('Segment');
     const now = Date.now();
-    const deadline = index === null ? now : noteAudioRequest({ client, assetId, index, now }).deadline;
-    const found = await waitForAudioFile({ assetId, plan, index, deadline });
+    const deadline = index === null ? now : noteAudioRequest({ client, assetId, rendition, index, now }).deadline;
+    const found = await waitForAudioFile({ assetId, rendition: audio, index, deadline });
     if (!found) throw notFound('Segment');
     return answer(found);
   }

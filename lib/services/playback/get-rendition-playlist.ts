@@ -4,7 +4,8 @@ import { clipRangeKey, segmentsInRange, type ClipRange } from '../../media/hls/i
 import { clipRangeOf } from './instant-clips';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
-import { AUDIO_RENDITION, readAudioSegmentCount } from './audio-track';
+import { readAudioSegmentCount } from './audio-track';
+import { audioRenditionOf, type AudioRendition } from './audio-renditions';
 import type { PlaybackPlan } from './playback-plan';
 import { processSingleton } from '../../utils/process-singleton';
 import { peekRendered, renderOnce } from './rendered-playlists';
@@ -12,25 +13,26 @@ import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, ty
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
-// The audio encode's fragment count, once it has finished, so a finished audio playlist costs no
+// An audio encode's fragment count, once it has finished, so a finished audio playlist costs no
 // file read.
 const finishedAudioCounts = () => processSingleton('finished-audio-counts', () => new LRUCache<string, number>({ max: 50_000 }));
 
-const audioSegmentCount = async (assetId: string): Promise<number | null> => {
-  const known = finishedAudioCounts().get(assetId);
+const audioSegmentCount = async (assetId: string, rendition: string): Promise<number | null> => {
+  const key = `${assetId}/${rendition}`;
+  const known = finishedAudioCounts().get(key);
   if (known !== undefined) return known;
-  const count = await readAudioSegmentCount(assetId);
-  if (count !== null) finishedAudioCounts().set(assetId, count);
+  const count = await readAudioSegmentCount(assetId, rendition);
+  if (count !== null) finishedAudioCounts().set(key, count);
   return count;
 };
 
 // Once the audio encode has finished, the real fragment count replaces the planned one (they can
 // differ by one when the encoder's priming pushes a last sliver into a fragment of its own).
-const audioSegmentDurations = (plan: PlaybackPlan, actualCount: number | null): number[] => {
-  const planned = plan.audio?.segmentDurations ?? [];
-  if (actualCount === null || actualCount === planned.length || !plan.audio) return planned;
+const audioSegmentDurations = (audio: AudioRendition, actualCount: number | null): number[] => {
+  const planned = audio.segmentDurations;
+  if (actualCount === null || actualCount === planned.length) return planned;
   const full = Array.from({ length: actualCount - 1 }, () => round6(AUDIO_SEGMENT_SECONDS));
-  return [...full, round6(Math.max(0.001, plan.audio.duration - AUDIO_SEGMENT_SECONDS * (actualCount - 1)))];
+  return [...full, round6(Math.max(0.001, audio.duration - AUDIO_SEGMENT_SECONDS * (actualCount - 1)))];
 };
 
 // GET /{PLAYBACK_ID}/{rendition}.m3u8
@@ -48,16 +50,17 @@ export const getRenditionPlaylist = async ({
   assetEndTime?: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
-  const { assetId, plan, proof, cacheability, readyAt, signed, claims } = await resolvePlayback({ playbackId, access });
+  const target = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, proof, cacheability, readyAt, signed, claims } = target;
   // Signed: from the token's claims, or the proof made from them (see playback-proof.ts); never the query.
   const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
-  const isAudio = rendition === AUDIO_RENDITION && plan.audio !== null;
-  const audioCount = isAudio ? await audioSegmentCount(assetId) : null;
+  const audio = audioRenditionOf(target, rendition);
+  const audioCount = audio ? await audioSegmentCount(assetId, audio.name) : null;
   const render = () =>
-    isAudio ? renderAudioPlaylist(audioSegmentDurations(plan, audioCount), proof, range) : renderVideoPlaylist(plan, rendition, proof, range);
+    audio ? renderAudioPlaylist(audio.name, audioSegmentDurations(audio, audioCount), proof, range) : renderVideoPlaylist(plan, rendition, proof, range);
   // An audio playlist still being encoded may change; it is rendered each time until then.
-  if (isAudio && audioCount === null) return reply(render());
+  if (audio && audioCount === null) return reply(render());
   return reply(renderOnce(mediaPlaylistKey(assetId, rendition, proof, range), render));
 };
 
@@ -77,15 +80,19 @@ const inRange = <T>(segments: T[], durations: number[], range: ClipRange | null)
 export const storedRenditionPlaylist = ({ playbackId, rendition }: { playbackId: string; rendition: string }): PlaybackText | null => {
   const target = peekPublicPlayback(playbackId);
   if (!target) return null;
+  // Rendered before its track was deleted: it is not one of the asset's renditions any more.
+  if (isAudioTrackRendition(rendition) && !audioRenditionOf(target, rendition)) return null;
   const text = peekRendered(mediaPlaylistKey(target.assetId, rendition, null));
   return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };
 
-const renderAudioPlaylist = (durations: number[], proof: string | null, range: ClipRange | null): string =>
+const isAudioTrackRendition = (rendition: string) => rendition.startsWith('audio-');
+
+const renderAudioPlaylist = (name: string, durations: number[], proof: string | null, range: ClipRange | null): string =>
   renderMediaPlaylist({
-    initUri: withProof(`${AUDIO_RENDITION}/init.mp4`, proof),
+    initUri: withProof(`${name}/init.mp4`, proof),
     segments: inRange(
-      durations.map((duration, index) => ({ duration, uri: withProof(`${AUDIO_RENDITION}/${index}.m4s`, proof) })),
+      durations.map((duration, index) => ({ duration, uri: withProof(`${name}/${index}.m4s`, proof) })),
       durations,
       range,
     ),

@@ -1,5 +1,5 @@
 import type { MediaProbe } from '../../media/ffprobe';
-import { buildAudioSegmentDurations } from '../../media/hls/audio-plan';
+import { audioOutputChannels, buildAudioSegmentDurations } from '../../media/hls/audio-plan';
 import { buildLadder, type EncodingTier, type MaxResolutionTier, type Rung } from '../../media/hls/ladder';
 import { buildSegmentPlan, type SegmentPlan } from '../../media/hls/segment-plan';
 import { primaryAudio, primaryVideo } from '../../media/media-summary';
@@ -11,6 +11,7 @@ import type { OverlaySettings } from '../../schemas/overlay-settings';
 export type PlaybackPlan = {
   video: SegmentPlan | null;
   rungs: Rung[];
+  /** The primary audio track's rendition (`channels`: 2, or 1 for a mono track; plans made before mono was kept say 2). */
   audio: { duration: number; channels: number; segmentDurations: number[] } | null;
   /** Watermarks, in stacking order (see fetch-overlays.ts); absent on assets without any. */
   overlays?: PlannedOverlay[];
@@ -19,7 +20,6 @@ export type PlaybackPlan = {
 /** A watermark as fetched at ingest: its normalised image's size and where it goes. */
 export type PlannedOverlay = { width: number; height: number; settings: OverlaySettings };
 
-const AUDIO_OUTPUT_CHANNELS = 2;
 const FALLBACK_FRAME_RATE = 30;
 
 export const buildPlaybackPlan = ({
@@ -55,7 +55,7 @@ export const buildPlaybackPlan = ({
       : [],
     audio:
       audio && audioDuration > 0
-        ? { duration: audioDuration, channels: AUDIO_OUTPUT_CHANNELS, segmentDurations: buildAudioSegmentDurations(audioDuration) }
+        ? { duration: audioDuration, channels: audioOutputChannels(audio.channels), segmentDurations: buildAudioSegmentDurations(audioDuration) }
         : null,
   };
 };

@@ -1,5 +1,6 @@
 import { forgetAtPlaybackWorkers } from '../../coordination/playback-worker-caches';
 import { getDb } from '../../db/client';
+import { trackOrderBy } from '../../schemas/track';
 import { LookupCache } from '../../utils/lookup-cache';
 import { compareTracks } from '../../schemas/track';
 import { processSingleton } from '../../utils/process-singleton';
@@ -72,7 +73,7 @@ export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord |
               status: true,
               readyAt: true,
               planJson: true,
-              tracks: { where: { status: 'ready' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: playbackTrackSelect },
+              tracks: { where: { status: 'ready' }, orderBy: trackOrderBy, select: playbackTrackSelect },
             },
           },
         },

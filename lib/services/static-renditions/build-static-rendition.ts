@@ -15,6 +15,7 @@ import { removeAssetFiles, staticRenditionPath } from '../../storage/asset-files
 import { shareFile } from '../storage/shared-storage';
 import { removeStaticRenditionFiles } from './remove-static-rendition-files';
 import { waitForAudioFile } from '../playback/audio-track';
+import { audioRenditionOf, PRIMARY_AUDIO_RENDITION } from '../playback/audio-renditions';
 import type { PlaybackPlan } from '../playback/playback-plan';
 import { ENCODE_PRIORITY } from '../playback/runtime';
 import { ensureInitSegment, ensureVideoSegment } from '../playback/video-segments';
@@ -69,10 +70,13 @@ const writeVideoTrack = async ({ assetId, plan, rung, output, signal }: { assetI
   }
 };
 
+// MP4 and M4A downloads carry the primary audio track, as Mux's do.
 const writeAudioTrack = async ({ assetId, plan, output }: { assetId: string; plan: PlaybackPlan; output: string }) => {
-  const count = plan.audio?.segmentDurations.length ?? 0;
+  const rendition = audioRenditionOf({ plan, tracks: [] }, PRIMARY_AUDIO_RENDITION);
+  if (!rendition) throw new Error('the asset has no audio track');
+  const count = rendition.segmentDurations.length;
   const audioFile = async (index: number | null) => {
-    const found = await waitForAudioFile({ assetId, plan, index });
+    const found = await waitForAudioFile({ assetId, rendition, index });
     if (!found) throw new Error(`audio ${index === null ? 'init segment' : `segment ${index}`} was not produced`);
     return readFile(found);
   };
