@@ -172,7 +172,7 @@ describe('parseProbeOutput', () => {
       isAttachedPicture: false,
     });
     expect(probe.audio).toEqual([
-      { index: 1, codec: 'aac', channels: 2, channelLayout: 'stereo', sampleRate: 44100, bitRate: 140781, durationSeconds: 2.548345, language: null },
+      { index: 1, codec: 'aac', channels: 2, channelLayout: 'stereo', sampleRate: 44100, bitRate: 140781, durationSeconds: 2.548345, language: null, title: null },
     ]);
   });
 
@@ -230,7 +230,7 @@ describe('parseProbeOutput', () => {
       durationSeconds: 62.5,
     });
     expect(probe.audio).toEqual([
-      { index: 1, codec: 'ac3', channels: 6, channelLayout: '5.1(side)', sampleRate: 0, bitRate: null, durationSeconds: 62.528, language: 'fre' },
+      { index: 1, codec: 'ac3', channels: 6, channelLayout: '5.1(side)', sampleRate: 0, bitRate: null, durationSeconds: 62.528, language: 'fre', title: null },
     ]);
   });
 
