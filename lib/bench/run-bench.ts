@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openAssetDb, type AssetDb } from './asset-db';
 import { runBaseline } from './baseline';
+import { measureCaptions } from './captions';
 import { measureColdPlaybackOnFreshServer } from './cold-playback';
 import { DELIVERY_KINDS, measureDelivery, type DeliveryOptions } from './delivery';
 import { keepAliveAgent } from './http';
@@ -29,7 +30,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 // playback) or `--only <part>` (one part alone; see USAGE).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions'] as const;
+const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions'] as const;
 type OnlyPart = (typeof ONLY)[number];
 
 const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -53,6 +54,12 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
   --only static-renditions
                  request → ready of highest.mp4 for a fresh clean 300 s 1080p asset: cold (no segment
                  encoded yet) and again once its segments are cached (a few minutes)
+  --only captions
+                 auto-generated captions: CPU seconds and wall-clock time per audio second of the
+                 server's pipeline (WAV extraction + PocketSphinx + cues) on festival speech and on
+                 friday.mp4 from the shared media, with their word error rates (about a minute)
+  --captions-runs N
+                 runs per captions input (default 3)
   --skip-baseline
                  full run without the ffmpeg baseline (it takes minutes)
   --runs N       time-to-ready runs per input (default 3)
@@ -89,6 +96,8 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH_DIR = path.join(REPO_ROOT, 'bench');
 const WORK_DIR = path.join(BENCH_DIR, '.work');
+// The sample media kept next to the repository (friday.mp4 for the captions); optional.
+const SHARED_MEDIA_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'media');
 const FFMPEG = 'ffmpeg';
 const FFPROBE = 'ffprobe';
 const SERVER_ENV = { PREFETCH_SEGMENTS: '0' };
@@ -188,6 +197,7 @@ const main = async (): Promise<number> => {
       'delivery-seconds': { type: 'string' },
       'delivery-connections': { type: 'string' },
       runs: { type: 'string' },
+      'captions-runs': { type: 'string' },
       samples: { type: 'string' },
       'ingest-timings': { type: 'boolean', default: false },
       'wait-idle': { type: 'string' },
@@ -218,6 +228,7 @@ const main = async (): Promise<number> => {
   const skipBaseline = quick || only !== undefined || (values['skip-baseline'] ?? false);
   const runs = positiveInt(values.runs, 3, 'runs');
   const samples = positiveInt(values.samples, 3, 'samples');
+  const captionsRuns = positiveInt(values['captions-runs'], 3, 'captions-runs');
   const playbackRuns = positiveInt(values['playback-runs'], 3, 'playback-runs');
   const deliveryOptions: DeliveryOptions = {
     rounds: positiveInt(values['delivery-rounds'], 3, 'delivery-rounds'),
@@ -255,6 +266,7 @@ const main = async (): Promise<number> => {
   const doPlayback = only === 'cold-playback' || (only === undefined && !quick);
   const doLoad = only === 'load' || (only === undefined && !quick);
   const doStatic = only === 'static-renditions' || (only === undefined && !quick);
+  const doCaptions = only === 'captions' || (only === undefined && !quick);
   const mainServer = doReady || doSegments || doDelivery || doStatic;
   const doScaled = scaledRequested && (doReady || doSegments);
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
@@ -318,6 +330,7 @@ const main = async (): Promise<number> => {
       : { status: 'skipped', reason: '--scaled measures time-to-ready and segments, and this run measures neither' };
   let staticRenditions: BenchResults['staticRenditions'] = doStatic ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
   let underLoad: BenchResults['underLoad'] = doLoad ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 10 minutes');
+  let captions: BenchResults['captions'] = doCaptions ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
 
   // The main server's phases: idle memory, time-to-ready, segments, delivery.
   if (mainServer) {
@@ -478,6 +491,12 @@ const main = async (): Promise<number> => {
     });
   }
 
+  // No server: the captions pipeline is called directly, as the generate-captions job calls it.
+  if (doCaptions) {
+    load.push(await loadBefore('before captions'));
+    captions = await phase('captions', () => measureCaptions({ workDir: WORK_DIR, sharedMediaDir: SHARED_MEDIA_DIR, runs: captionsRuns, log }));
+  }
+
   if (!skipBaseline && longInput) {
     load.push(await loadBefore('before baseline'));
     baseline = await phase('baseline', () =>
@@ -537,6 +556,8 @@ const main = async (): Promise<number> => {
             burstFirstCreateToLastReadyMs: underLoad.value.burst.firstCreateToLastReadyMs,
           }
         : null,
+    captionsCpuSecondsPerAudioSecond:
+      captions.status === 'ok' ? Object.fromEntries(captions.value.inputs.map((input) => [input.label, input.median.cpuSecondsPerAudioSecond])) : {},
   };
 
   // Whether a target passed follows from its value, limit and direction (null: not measured).
@@ -888,6 +909,7 @@ const main = async (): Promise<number> => {
       underLoad: { ...loadOptions, input: inputLabel(LOAD_INPUT) },
       dbPollMs: 20,
       scaled: { requested: scaledRequested, topologies },
+      captions: { runsPerInput: captionsRuns },
     },
     inputs,
     idleMemory,
@@ -900,6 +922,7 @@ const main = async (): Promise<number> => {
     staticRenditions,
     underLoad,
     scaled,
+    captions,
     summary,
     targets,
     observations,
