@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -50,7 +50,9 @@ const transcribe = (options: Partial<Parameters<typeof transcribeCaptions>[0]> =
   });
 
 describe('transcribeCaptions with PocketSphinx', () => {
-  test('the chosen stream’s words, timed on the file’s timeline, as one cue; the temporary WAV is removed', async () => {
+  test('the chosen stream’s words, timed on the file’s timeline, as one cue; the temporary WAV is removed, and one left behind too', async () => {
+    await mkdir(path.join(dir, 'work'), { recursive: true });
+    await writeFile(path.join(dir, 'work', '.speech-0123abcd.wav'), 'left by a run that died');
     const { words, cues, audioSeconds } = await transcribe();
     expect(words.map((word) => word.word).join(' ')).toBe('thank you for watching and we will see you again next week');
     expect(words[0]!.start).toBeGreaterThanOrEqual(1.9);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { buildCaptionCues } from '../../media/captions/caption-cues';
 import type { RecognizedWord, SpeechRecognizer } from '../../media/captions/speech-recognizer';
@@ -7,7 +7,10 @@ import type { Cue } from '../../media/text/cues';
 import { extractSpeechAudio } from './speech-audio';
 
 // One audio stream → caption cues: decode it to a temporary WAV in `workDir`, recognise it, cut
-// the words into cues. The WAV (115 MB an hour) is removed whatever happens.
+// the words into cues. The WAV (115 MB an hour) is removed whatever happens, and one left by a run
+// that died with its process is removed by the next.
+
+const SPEECH_WAV = /^\.speech-[0-9a-f]+\.wav$/;
 
 export type CaptionsTranscript = { cues: Cue[]; words: RecognizedWord[]; audioSeconds: number };
 
@@ -31,6 +34,7 @@ export const transcribeCaptions = async ({
   signal: AbortSignal;
 }): Promise<CaptionsTranscript> => {
   await mkdir(workDir, { recursive: true });
+  for (const leftover of (await readdir(workDir)).filter((name) => SPEECH_WAV.test(name))) await rm(path.join(workDir, leftover), { force: true });
   const wavPath = path.join(workDir, `.speech-${randomBytes(6).toString('hex')}.wav`);
   try {
     const audioSeconds = await extractSpeechAudio({ ffmpegPath, input, audioStreamIndex, outputPath: wavPath, signal });
