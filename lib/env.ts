@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_POCKETSPHINX_MODEL_DIR } from './media/captions/pocketsphinx';
 
 // The only module that reads process.env. Everything else receives configuration from here, so a
 // bad value fails fast with a message naming the variable.
@@ -37,6 +38,9 @@ const rawEnvSchema = z.object({
   DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().optional()),
   FFMPEG_PATH: z.preprocess(emptyAsUndefined, z.string().default('ffmpeg')),
   FFPROBE_PATH: z.preprocess(emptyAsUndefined, z.string().default('ffprobe')),
+  // The captions engine (Debian pocketsphinx + pocketsphinx-en-us); see lib/media/captions.
+  POCKETSPHINX_PATH: z.preprocess(emptyAsUndefined, z.string().default('pocketsphinx_continuous')),
+  POCKETSPHINX_MODEL_DIR: z.preprocess(emptyAsUndefined, z.string().default(DEFAULT_POCKETSPHINX_MODEL_DIR)),
   ALLOW_PRIVATE_INPUT_URLS: booleanFlag(),
   MAX_INPUT_BYTES: positiveInt(50 * 1024 ** 3),
   MAX_INPUT_DURATION_SECONDS: positiveInt(12 * 60 * 60),
@@ -133,6 +137,8 @@ export type Env = {
   storage: StorageConfig;
   ffmpegPath: string;
   ffprobePath: string;
+  /** Speech recognition for generated captions: the binary and its US English model folder. */
+  pocketsphinx: { path: string; modelDir: string };
   allowPrivateInputUrls: boolean;
   maxInputBytes: number;
   maxInputDurationSeconds: number;
@@ -255,6 +261,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     storage: parseStorage(raw),
     ffmpegPath: raw.FFMPEG_PATH,
     ffprobePath: raw.FFPROBE_PATH,
+    pocketsphinx: { path: raw.POCKETSPHINX_PATH, modelDir: raw.POCKETSPHINX_MODEL_DIR },
     allowPrivateInputUrls: raw.ALLOW_PRIVATE_INPUT_URLS,
     maxInputBytes: raw.MAX_INPUT_BYTES,
     maxInputDurationSeconds: raw.MAX_INPUT_DURATION_SECONDS,

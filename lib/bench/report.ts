@@ -1,4 +1,5 @@
 import type { BaselineResult } from './baseline';
+import type { CaptionsResult } from './captions';
 import type { ColdPlaybackResult } from './cold-playback';
 import type { DeliveryOptions, DeliveryResult, DeliveryServerName } from './delivery';
 import type { IdleMemory } from './idle-memory';
@@ -31,7 +32,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -50,6 +51,7 @@ export type BenchResults = {
     underLoad: LoadOptions & { input: string };
     dbPollMs: number;
     scaled: { requested: boolean; topologies: string[] };
+    captions: { runsPerInput: number };
   };
   inputs: BenchInput[];
   /** The main server's resident memory a few seconds after start, before any work. */
@@ -69,6 +71,8 @@ export type BenchResults = {
   underLoad: PhaseOutcome<LoadResult>;
   /** `--scaled`: time-to-ready and segments again on PostgreSQL + Redis + S3, next to the embedded default's. */
   scaled: PhaseOutcome<ScaledResult>;
+  /** Caption generation (WAV extraction + speech recognition + cues): CPU and wall-clock seconds per audio second. */
+  captions: PhaseOutcome<CaptionsResult>;
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null; dbPoll: number | null }>;
     timeToReadyRatios: ReadyRatio[];
@@ -96,6 +100,8 @@ export type BenchResults = {
       cachedAudioFetchP99Ms: number | null;
       burstFirstCreateToLastReadyMs: number | null;
     } | null;
+    /** Median CPU seconds per audio second, per captions input. */
+    captionsCpuSecondsPerAudioSecond: Record<string, number | null>;
   };
   targets: Target[];
   observations: string[];
@@ -429,6 +435,9 @@ export const renderMarkdown = (results: BenchResults): string => {
     }
   } else parts.push(outcomeNote(staticRenditions) ?? '');
 
+  parts.push('## Auto-generated captions');
+  parts.push(...renderCaptions(results.captions));
+
   parts.push('## Cold playback in a real player');
   const playback = results.coldPlayback;
   const playbackNote = outcomeNote(playback);
@@ -557,5 +566,36 @@ const renderLoad = (value: LoadResult): string[] => {
       [creates(`${value.creates.creates} at once (fresh pass)`, value.creates), creates(`${value.burst.creates} at once (burst)`, value.burst)],
     ),
     ...(value.burst.errorSamples.length > 0 ? [`Burst errors, e.g.: ${value.burst.errorSamples.join('; ')}`] : []),
+  ];
+};
+
+const renderCaptions = (outcome: PhaseOutcome<CaptionsResult>): string[] => {
+  if (outcome.status !== 'ok') return [outcome.status === 'error' ? `**Failed:** ${outcome.error}` : `_Skipped: ${outcome.reason}_`];
+  const value = outcome.value;
+  const percent = (rate: number | undefined) => (rate === undefined ? null : `${round(rate * 100, 1)} %`);
+  return [
+    `The server's captions pipeline called directly (no HTTP): the audio decoded to 16 kHz mono WAV by ffmpeg, then ${value.engine}, then the ` +
+      `cue builder; medians of ${value.runsPerInput} runs. CPU = user + system seconds of the child processes (other work on the machine does ` +
+      'not count); wall = elapsed time, which at nice 19 includes waiting for a busy CPU. The 1 s of silence is the fixed cost of a run ' +
+      '(mostly loading the model), included in every other row.',
+    table(
+      ['Input', 'Audio', 'CPU s', 'CPU s / audio s', 'Wall', 'Wall s / audio s', 'Extract CPU s', 'Recognise CPU s', 'Words', 'WER'],
+      value.inputs.map((input) => [
+        input.label,
+        `${input.audioSeconds} s`,
+        input.median.cpuSeconds,
+        input.median.cpuSecondsPerAudioSecond,
+        formatMs(input.median.wallMs),
+        input.median.wallSecondsPerAudioSecond,
+        input.median.extractCpuSeconds,
+        input.median.recognizeCpuSeconds,
+        input.runs[0]?.words,
+        percent(input.wer?.rate),
+      ]),
+    ),
+    [
+      ...value.inputs.filter((input) => input.wer).map((input) => `- ${input.label} heard: “${input.transcript.replace(/\n/g, ' ').trim()}”`),
+      ...value.skipped.map((entry) => `- Skipped ${entry.label}: ${entry.reason}`),
+    ].join('\n'),
   ];
 };

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openAssetDb, type AssetDb } from './asset-db';
 import { runBaseline } from './baseline';
+import { measureCaptions } from './captions';
 import { measureColdPlaybackOnFreshServer } from './cold-playback';
 import { DELIVERY_KINDS, measureDelivery, type DeliveryOptions } from './delivery';
 import { keepAliveAgent } from './http';
@@ -29,7 +30,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 // playback) or `--only <part>` (one part alone; see USAGE).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions'] as const;
+const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions'] as const;
 type OnlyPart = (typeof ONLY)[number];
 
 const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -54,6 +55,12 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
   --only static-renditions
                  request → ready of highest.mp4 for a fresh clean 300 s 1080p asset: cold (no segment
                  encoded yet) and again once its segments are cached (a few minutes)
+  --only captions
+                 auto-generated captions: CPU seconds and wall-clock time per audio second of the
+                 server's pipeline (WAV extraction + PocketSphinx + cues) on festival speech and on
+                 friday.mp4 from the shared media, with their word error rates (about a minute)
+  --captions-runs N
+                 runs per captions input (default 3)
   --skip-baseline
                  full run without the ffmpeg baseline (it takes minutes)
   --runs N       time-to-ready runs per input (default 3)
@@ -90,6 +97,8 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BENCH_DIR = path.join(REPO_ROOT, 'bench');
 const WORK_DIR = path.join(BENCH_DIR, '.work');
+// The sample media kept next to the repository (friday.mp4 for the captions); optional.
+const SHARED_MEDIA_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'media');
 const FFMPEG = 'ffmpeg';
 const FFPROBE = 'ffprobe';
 const SERVER_ENV = { PREFETCH_SEGMENTS: '0' };
@@ -192,6 +201,7 @@ const main = async (): Promise<number> => {
       'delivery-seconds': { type: 'string' },
       'delivery-connections': { type: 'string' },
       runs: { type: 'string' },
+      'captions-runs': { type: 'string' },
       samples: { type: 'string' },
       'ingest-timings': { type: 'boolean', default: false },
       'wait-idle': { type: 'string' },
@@ -222,6 +232,7 @@ const main = async (): Promise<number> => {
   const skipBaseline = quick || only !== undefined || (values['skip-baseline'] ?? false);
   const runs = positiveInt(values.runs, 3, 'runs');
   const samples = positiveInt(values.samples, 3, 'samples');
+  const captionsRuns = positiveInt(values['captions-runs'], 3, 'captions-runs');
   const playbackRuns = positiveInt(values['playback-runs'], 3, 'playback-runs');
   const deliveryOptions: DeliveryOptions = {
     rounds: positiveInt(values['delivery-rounds'], 3, 'delivery-rounds'),
@@ -259,6 +270,7 @@ const main = async (): Promise<number> => {
   const doPlayback = only === 'cold-playback' || (only === undefined && !quick);
   const doLoad = only === 'load' || (only === undefined && !quick);
   const doStatic = only === 'static-renditions' || (only === undefined && !quick);
+  const doCaptions = only === 'captions' || (only === undefined && !quick);
   const mainServer = doReady || doSegments || doDelivery || doStatic;
   const doScaled = scaledRequested && (doReady || doSegments);
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
@@ -322,6 +334,7 @@ const main = async (): Promise<number> => {
       : { status: 'skipped', reason: '--scaled measures time-to-ready and segments, and this run measures neither' };
   let staticRenditions: BenchResults['staticRenditions'] = doStatic ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
   let underLoad: BenchResults['underLoad'] = doLoad ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 10 minutes');
+  let captions: BenchResults['captions'] = doCaptions ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
 
   // The main server's phases: idle memory, time-to-ready, segments, delivery.
   if (mainServer) {
@@ -484,6 +497,12 @@ const main = async (): Promise<number> => {
     });
   }
 
+  // No server: the captions pipeline is called directly, as the generate-captions job calls it.
+  if (doCaptions) {
+    load.push(await loadBefore('before captions'));
+    captions = await phase('captions', () => measureCaptions({ workDir: WORK_DIR, sharedMediaDir: SHARED_MEDIA_DIR, runs: captionsRuns, log }));
+  }
+
   if (!skipBaseline && longInput) {
     load.push(await loadBefore('before baseline'));
     baseline = await phase('baseline', () =>
@@ -544,6 +563,8 @@ const main = async (): Promise<number> => {
             burstFirstCreateToLastReadyMs: underLoad.value.burst.firstCreateToLastReadyMs,
           }
         : null,
+    captionsCpuSecondsPerAudioSecond:
+      captions.status === 'ok' ? Object.fromEntries(captions.value.inputs.map((input) => [input.label, input.median.cpuSecondsPerAudioSecond])) : {},
   };
 
   // Whether a target passed follows from its value, limit and direction (null: not measured).
@@ -895,6 +916,7 @@ const main = async (): Promise<number> => {
       underLoad: { ...loadOptions, input: inputLabel(LOAD_INPUT) },
       dbPollMs: 20,
       scaled: { requested: scaledRequested, topologies },
+      captions: { runsPerInput: captionsRuns },
     },
     inputs,
     idleMemory,
@@ -907,6 +929,7 @@ const main = async (): Promise<number> => {
     staticRenditions,
     underLoad,
     scaled,
+    captions,
     summary,
     targets,
     observations,

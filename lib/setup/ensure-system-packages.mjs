@@ -1,14 +1,31 @@
 // Makes sure the Debian packages Keyframe needs are present: `ffmpeg` (ffmpeg + ffprobe) to run,
-// `chromium` for the browser tests and `nginx` (Debian's `nginx-light`) for the test that puts a
-// caching reverse proxy in front of Keyframe. Installs them with apt when running as root on
-// Debian; otherwise explains how to install them.
+// `captions` (PocketSphinx and its US English model) for auto-generated captions, `chromium` for
+// the browser tests, `nginx` (Debian's `nginx-light`) for the test that puts a caching reverse
+// proxy in front of Keyframe and `speech-synthesis` (festival with an HTS voice, espeak-ng) for the
+// tests that make speech to caption. Installs them with apt when running as root on Debian;
+// otherwise explains how to install them.
+import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-// name → the binaries that must run, and the Debian package that provides them.
+// name → the binaries that must run (with `versionFlag`, exiting 0; with none, starting at all),
+// the files that must exist, and the Debian packages that provide them.
 const PACKAGES = {
-  ffmpeg: { binaries: ['ffmpeg', 'ffprobe'], versionFlag: '-version', debian: 'ffmpeg' },
-  chromium: { binaries: ['/usr/bin/chromium'], versionFlag: '--version', debian: 'chromium' },
-  nginx: { binaries: ['/usr/sbin/nginx'], versionFlag: '-v', debian: 'nginx-light' },
+  ffmpeg: { binaries: ['ffmpeg', 'ffprobe'], versionFlag: '-version', debian: ['ffmpeg'], brew: 'ffmpeg' },
+  // pocketsphinx_continuous has no version flag: run bare, it prints its usage and exits 1.
+  captions: {
+    binaries: ['pocketsphinx_continuous'],
+    versionFlag: null,
+    files: ['/usr/share/pocketsphinx/model/en-us/en-us/mdef', '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin', '/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict'],
+    debian: ['pocketsphinx', 'pocketsphinx-en-us'],
+  },
+  chromium: { binaries: ['/usr/bin/chromium'], versionFlag: '--version', debian: ['chromium'] },
+  nginx: { binaries: ['/usr/sbin/nginx'], versionFlag: '-v', debian: ['nginx-light'], brew: 'nginx' },
+  'speech-synthesis': {
+    binaries: ['text2wave', 'espeak-ng'],
+    versionFlag: '--help',
+    files: ['/usr/share/festival/voices/us/cmu_us_slt_arctic_hts/festvox'],
+    debian: ['festival', 'festvox-us-slt-hts', 'espeak-ng'],
+  },
 };
 
 const requested = process.argv.slice(2);
@@ -18,11 +35,15 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 
-const works = (binary, flag) => spawnSync(binary, [flag], { stdio: 'ignore' }).status === 0;
-const missing = requested.filter((name) => !PACKAGES[name].binaries.every((binary) => works(binary, PACKAGES[name].versionFlag)));
+const works = (binary, flag) => {
+  const run = spawnSync(binary, flag === null ? [] : [flag], { stdio: 'ignore' });
+  return flag === null ? run.error === undefined : run.status === 0;
+};
+const present = ({ binaries, versionFlag, files = [] }) => binaries.every((binary) => works(binary, versionFlag)) && files.every((file) => existsSync(file));
+const missing = requested.filter((name) => !present(PACKAGES[name]));
 if (missing.length === 0) process.exit(0);
-const debianPackages = missing.map((name) => PACKAGES[name].debian);
-const brew = missing.filter((name) => name !== 'chromium');
+const debianPackages = missing.flatMap((name) => PACKAGES[name].debian);
+const brew = missing.flatMap((name) => PACKAGES[name].brew ?? []);
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const hasApt = spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0;

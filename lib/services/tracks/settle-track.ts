@@ -7,7 +7,13 @@ import { announceTracksChanged } from './tracks-changed';
 // How a track's preparation ends. Only a track still preparing changes (a deleted one is gone, and
 // a retried job must not announce it twice); the event is recorded with the change.
 
-export type ReadyTrackFields = { durationSeconds?: number; maxChannels?: number; maxChannelLayout?: string | null };
+export type ReadyTrackFields = {
+  durationSeconds?: number;
+  maxChannels?: number;
+  maxChannelLayout?: string | null;
+  /** The language found (generated captions asked for in `auto`). */
+  languageCode?: string;
+};
 
 export const settleTrackReady = async (trackId: string, fields: ReadyTrackFields = {}): Promise<boolean> => {
   const settled = await getDb().$transaction(async (tx) => {
