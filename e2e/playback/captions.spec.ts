@@ -147,7 +147,8 @@ const reportWer = async (testInfo: TestInfo, voice: string, clip: SpeechClip, tr
   const summary = `${voice}: WER ${(score.rate * 100).toFixed(1)} % (${score.substitutions} substituted, ${score.deletions} deleted, ${score.insertions} inserted of ${score.referenceWords} words)`;
   testInfo.annotations.push({ type: 'word error rate', description: summary });
   await testInfo.attach(`wer-${voice}.json`, { body: JSON.stringify({ ...score, reference: clip.reference, transcript }, null, 2), contentType: 'application/json' });
-  console.log(`[captions] ${summary}\n[captions]   heard: ${transcript.replace(/\n/g, ' ').trim()}`);
+  // The transcript itself is only attached: a low-accuracy engine can mishear speech as anything.
+  console.log(`[captions] ${summary}`);
   return score;
 };
 
