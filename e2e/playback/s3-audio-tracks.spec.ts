@@ -101,6 +101,9 @@ test('an audio track added on one node plays from another; deleting it there emp
   expect(Math.abs(toneFrequency(await decodeFirstChannel(spanish.joined)) - 1000)).toBeLessThan(20);
   const rendition = `assets/${assetId}/hls/audio-${trackId}/`;
   await expect.poll(() => bucketKeys(`${rendition}complete.json`), { timeout: 60_000 }).toEqual([`${rendition}complete.json`]);
+  // Its playlist, complete now, is rendered once and kept in memory: the deletion must still 404 it.
+  await expect.poll(async () => (await httpGet(nodeB!.url(`/${playbackId}/audio-${trackId}.m3u8`))).status, { timeout: 30_000 }).toBe(200);
+  await httpGet(nodeB!.url(`/${playbackId}/audio-${trackId}.m3u8`));
 
   expect((await apiB.delete(`/video/v1/assets/${assetId}/tracks/${trackId}`)).status).toBe(204);
   expect(await bucketKeys(`assets/${assetId}/tracks/${trackId}/`)).toEqual([]);

@@ -56,6 +56,8 @@ export const getRenditionPlaylist = async ({
   const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
   const audio = audioRenditionOf(target, rendition);
+  // A deleted (or not yet ready) track's playlist may still be rendered in memory: never serve it.
+  if (!audio && isAudioTrackRendition(rendition)) throw notFound('Rendition');
   const audioCount = audio ? await audioSegmentCount(assetId, audio.name) : null;
   const render = () =>
     audio ? renderAudioPlaylist(audio.name, audioSegmentDurations(audio, audioCount), proof, range) : renderVideoPlaylist(plan, rendition, proof, range);
