@@ -9,7 +9,7 @@ import type { PlaybackTrack } from './playback-records';
 import { LRUCache } from 'lru-cache';
 import { processSingleton } from '../../utils/process-singleton';
 import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
-import { clipRangeOf, withClipRange } from './instant-clips';
+import { requestedClipRange, withClipRange } from './instant-clips';
 import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY, encodeDemand } from './runtime';
@@ -72,8 +72,9 @@ export const getMultivariantPlaylist = async ({
   defaultSubtitlesLang?: string;
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
-  const { assetId, plan, tracks, signed, claims, proof, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
-  const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
+  const target = await resolvePlayback({ playbackId, access });
+  const { assetId, plan, tracks, signed, claims, proof, cacheability, readyAt } = target;
+  const range = requestedClipRange(target, { assetStartTime, assetEndTime });
   const limits = signed
     ? { max: claimString(claims.max_resolution), min: claimString(claims.min_resolution) }
     : { max: maxResolution, min: minResolution };

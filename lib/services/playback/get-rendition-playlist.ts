@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { ApiError, notFound } from '../../errors/api-error';
 import { clipRangeKey, segmentsInRange, type ClipRange } from '../../media/hls/instant-clip';
-import { clipRangeOf } from './instant-clips';
+import { requestedClipRange } from './instant-clips';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
 import { readAudioSegmentCount } from './audio-track';
@@ -9,7 +9,7 @@ import { audioRenditionOf, type AudioRendition } from './audio-renditions';
 import type { PlaybackPlan } from './playback-plan';
 import { processSingleton } from '../../utils/process-singleton';
 import { peekRendered, renderOnce } from './rendered-playlists';
-import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
+import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackTarget, type PlaybackText } from './resolve-playback';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
@@ -51,13 +51,12 @@ export const getRenditionPlaylist = async ({
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
   const target = await resolvePlayback({ playbackId, access });
-  const { assetId, plan, proof, cacheability, readyAt, signed, claims } = target;
-  // Signed: from the token's claims, or the proof made from them (see playback-proof.ts); never the query.
-  const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
+  const { assetId, plan, proof, cacheability, readyAt } = target;
+  const range = requestedClipRange(target, { assetStartTime, assetEndTime });
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
+  // Checked before the rendered playlists: a deleted track's may still be kept there.
+  if (!isRenditionOf(target, rendition)) throw notFound('Rendition');
   const audio = audioRenditionOf(target, rendition);
-  // A deleted (or not yet ready) track's playlist may still be rendered in memory: never serve it.
-  if (!audio && isAudioTrackRendition(rendition)) throw notFound('Rendition');
   const audioCount = audio ? await audioSegmentCount(assetId, audio.name) : null;
   const render = () =>
     audio ? renderAudioPlaylist(audio.name, audioSegmentDurations(audio, audioCount), proof, range) : renderVideoPlaylist(plan, rendition, proof, range);
@@ -82,13 +81,15 @@ const inRange = <T>(segments: T[], durations: number[], range: ClipRange | null)
 export const storedRenditionPlaylist = ({ playbackId, rendition }: { playbackId: string; rendition: string }): PlaybackText | null => {
   const target = peekPublicPlayback(playbackId);
   if (!target) return null;
-  // Rendered before its track was deleted: it is not one of the asset's renditions any more.
-  if (isAudioTrackRendition(rendition) && !audioRenditionOf(target, rendition)) return null;
+  if (!isRenditionOf(target, rendition)) return null;
   const text = peekRendered(mediaPlaylistKey(target.assetId, rendition, null));
   return text === undefined ? null : { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };
 
-const isAudioTrackRendition = (rendition: string) => rendition.startsWith('audio-');
+// One of the asset's renditions now: a rung of its ladder, or the audio of a ready track. A playlist
+// rendered earlier is kept by name, so it outlives a track deleted since.
+const isRenditionOf = (target: PlaybackTarget, rendition: string): boolean =>
+  audioRenditionOf(target, rendition) !== null || (target.plan.video !== null && target.plan.rungs.some((rung) => rung.name === rendition));
 
 const renderAudioPlaylist = (name: string, durations: number[], proof: string | null, range: ClipRange | null): string =>
   renderMediaPlaylist({

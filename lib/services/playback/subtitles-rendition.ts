@@ -11,7 +11,7 @@ import { webVttSegment } from '../../media/text/segment-webvtt';
 import { textTrackFilePath } from '../../storage/asset-files';
 import { processSingleton } from '../../utils/process-singleton';
 import { isStoredHereOrShared } from '../storage/shared-storage';
-import { clipRangeOf } from './instant-clips';
+import { requestedClipRange } from './instant-clips';
 import type { PlaybackPlan } from './playback-plan';
 import type { PlaybackTrack } from './playback-records';
 import { subtitlesRenditionName } from './playlist-tracks';
@@ -58,10 +58,9 @@ export const getSubtitlesPlaylist = async ({
   access: PlaybackAccess;
 }): Promise<PlaybackText> => {
   const target = await resolvePlayback({ playbackId, access });
-  const { assetId, plan, proof, signed, claims, cacheability, readyAt } = target;
+  const { assetId, plan, proof, cacheability, readyAt } = target;
   const track = textTrackOf(target, rendition);
-  // Signed: the clip comes from the token's claims (or the proof made from them), never the query.
-  const range = clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: assetStartTime, end: assetEndTime });
+  const range = requestedClipRange(target, { assetStartTime, assetEndTime });
   const durations = segmentDurations(plan);
   const { from, to } = range ? segmentsInRange(durations, range) : { from: 0, to: durations.length };
   if (to === from) throw new ApiError('invalid_parameters', 'asset_start_time/asset_end_time: the range is outside the asset');
