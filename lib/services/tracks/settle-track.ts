@@ -1,4 +1,5 @@
 import { getDb } from '../../db/client';
+import type { Prisma } from '../../db/generated/client';
 import { getLogger } from '../../log';
 import { trackSelect } from '../../schemas/track';
 import { recordTrackEvent } from './track-events';
@@ -15,36 +16,37 @@ export type ReadyTrackFields = {
   languageCode?: string;
 };
 
-export const settleTrackReady = async (trackId: string, fields: ReadyTrackFields = {}): Promise<boolean> => {
+// Moves a preparing track to its end state with its event, then has every node drop the asset's
+// playback record; null when the track was not preparing any more (deleted, or settled before).
+const settleTrack = async (
+  trackId: string,
+  data: Prisma.TrackUpdateManyMutationInput,
+  event: 'video.asset.track.ready' | 'video.asset.track.errored',
+): Promise<{ assetId: string } | null> => {
   const settled = await getDb().$transaction(async (tx) => {
-    const result = await tx.track.updateMany({ where: { id: trackId, status: 'preparing' }, data: { status: 'ready', ...fields } });
+    const result = await tx.track.updateMany({ where: { id: trackId, status: 'preparing' }, data });
     if (result.count === 0) return null;
     const track = await tx.track.findUniqueOrThrow({ where: { id: trackId }, select: { ...trackSelect, assetId: true } });
-    await recordTrackEvent(tx, 'video.asset.track.ready', track.assetId, track);
+    await recordTrackEvent(tx, event, track.assetId, track);
     return track;
   });
   if (settled) await announceTracksChanged(settled.assetId);
-  return settled !== null;
+  return settled;
 };
+
+export const settleTrackReady = async (trackId: string, fields: ReadyTrackFields = {}): Promise<boolean> =>
+  (await settleTrack(trackId, { status: 'ready', ...fields }, 'video.asset.track.ready')) !== null;
 
 export const settleTrackErrored = async (
   trackId: string,
   { type = 'invalid_input', messages }: { type?: string; messages: string[] },
 ): Promise<boolean> => {
-  const settled = await getDb().$transaction(async (tx) => {
-    const result = await tx.track.updateMany({
-      where: { id: trackId, status: 'preparing' },
-      data: { status: 'errored', errorType: type, errorMessagesJson: JSON.stringify(messages) },
-    });
-    if (result.count === 0) return null;
-    const track = await tx.track.findUniqueOrThrow({ where: { id: trackId }, select: { ...trackSelect, assetId: true } });
-    await recordTrackEvent(tx, 'video.asset.track.errored', track.assetId, track);
-    return track;
-  });
-  if (settled) {
-    getLogger().info({ trackId, assetId: settled.assetId, messages }, 'track errored');
-    await announceTracksChanged(settled.assetId);
-  }
+  const settled = await settleTrack(
+    trackId,
+    { status: 'errored', errorType: type, errorMessagesJson: JSON.stringify(messages) },
+    'video.asset.track.errored',
+  );
+  if (settled) getLogger().info({ trackId, assetId: settled.assetId, messages }, 'track errored');
   return settled !== null;
 };
 
