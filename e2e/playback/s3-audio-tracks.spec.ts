@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { listKeys } from '../support/cluster-services';
 import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../lib/setup/swift-s3.mjs';
 import { Api, type Json } from '../support/api';
 import { audioMedia, decodeFirstChannel, fetchAudioRendition, makeMedia, makeThreeLanguageSource, sineInput, toneFrequency } from '../support/audio-tracks';
@@ -26,19 +26,7 @@ let nodeB: KeyframeServer | undefined;
 let apiA: Api;
 let apiB: Api;
 
-const bucketKeys = async (prefix: string): Promise<string[]> => {
-  const client = new S3Client({
-    endpoint: swift!.endpoint,
-    region: swift!.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: swift!.accessKeyId, secretAccessKey: swift!.secretAccessKey },
-  });
-  try {
-    return ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((object) => object.Key ?? '');
-  } finally {
-    client.destroy();
-  }
-};
+const bucketKeys = (prefix: string): Promise<string[]> => listKeys(swift!, BUCKET, prefix);
 
 test.skip(isCluster(), 'starts its own two single-process nodes on SQLite and a Swift of its own (run by the default suite)');
 

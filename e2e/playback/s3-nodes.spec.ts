@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { listKeys } from '../support/cluster-services';
 import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../lib/setup/swift-s3.mjs';
 import { Api } from '../support/api';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
@@ -32,19 +32,7 @@ const encodesOf = (server: KeyframeServer, rung: string, index: number) =>
     .split('\n')
     .filter((line) => line.includes('"msg":"segment encoded"') && line.includes(`"rung":"${rung}","index":${index},`)).length;
 
-const bucketKeys = async (prefix: string): Promise<string[]> => {
-  const client = new S3Client({
-    endpoint: swift!.endpoint,
-    region: swift!.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: swift!.accessKeyId, secretAccessKey: swift!.secretAccessKey },
-  });
-  try {
-    return ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((object) => object.Key ?? '');
-  } finally {
-    client.destroy();
-  }
-};
+const bucketKeys = (prefix: string): Promise<string[]> => listKeys(swift!, BUCKET, prefix);
 
 test.skip(isCluster(), 'starts its own two single-process nodes on SQLite and a Swift of its own (run by the default suite); the cluster run has e2e/api/cluster.spec.ts');
 

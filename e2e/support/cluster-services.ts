@@ -62,6 +62,16 @@ export const readObject = async (s3: ClusterS3, bucket: string, key: string): Pr
   }
 };
 
+/** The keys under `prefix` (at most 1000: enough for what a test puts there). */
+export const listKeys = async (s3: ClusterS3, bucket: string, prefix: string): Promise<string[]> => {
+  const client = s3Client(s3);
+  try {
+    return ((await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((object) => object.Key ?? '');
+  } finally {
+    client.destroy();
+  }
+};
+
 /** Empties the bucket (one DeleteObject per key: Swift wants Content-MD5 on DeleteObjects) and removes it. */
 export const deleteBucket = async (s3: ClusterS3, bucket: string): Promise<void> => {
   const client = s3Client(s3);
