@@ -33,6 +33,15 @@ export default defineConfig({
       use: { launchOptions: chromiumLaunchOptions },
     },
     {
+      // Live streaming: ffmpeg publishes over RTMP to a server of the spec's own, hls.js plays the
+      // live playlists in the system Chromium. Broadcasts take real time, hence the timeout.
+      name: 'live',
+      testDir: './live',
+      testMatch: '**/*.spec.ts',
+      timeout: 240_000,
+      use: { launchOptions: chromiumLaunchOptions },
+    },
+    {
       // The dashboard in the system Chromium: sign-in, assets, uploads, tokens, webhooks.
       name: 'ui',
       testDir: './ui',

@@ -40,6 +40,16 @@ describe('parseEnv', () => {
     expect(env.database).toEqual({ provider: 'sqlite', filePath: '/tmp/x.db', label: 'sqlite:/tmp/x.db' });
   });
 
+  test('gives players a beacon collection domain mux-embed reaches: localhost for loopback, else the host', () => {
+    expect(parseEnv({ PORT: '4100' }).data.collectorDomain).toBe('localhost:4100');
+    expect(parseEnv({ BASE_URL: 'http://127.0.0.1:5000' }).data.collectorDomain).toBe('localhost:5000');
+    expect(parseEnv({ BASE_URL: 'https://video.example.com' }).data.collectorDomain).toBe('video.example.com');
+    expect(parseEnv({ DATA_COLLECTOR_DOMAIN: 'collector.example.com/beacons' }).data.collectorDomain).toBe('collector.example.com/beacons');
+    expect(() => parseEnv({ DATA_COLLECTOR_DOMAIN: 'https://collector.example.com' })).toThrow(/DATA_COLLECTOR_DOMAIN/);
+    expect(parseEnv({}).playerFrameAncestors).toBe('*');
+    expect(parseEnv({ BASE_URL: 'https://video.example.com' }).playerUrl).toBe('https://video.example.com');
+  });
+
   test('reads a PostgreSQL DATABASE_URL: either scheme, Prisma\'s schema parameter, no password in the label', () => {
     expect(parseEnv({ DATABASE_URL: 'postgres://kf:s3cret@db.internal:5432/keyframe?sslmode=require' }).database).toEqual({
       provider: 'postgresql',

@@ -34,6 +34,17 @@ const rawEnvSchema = z.object({
   HOST: z.preprocess(emptyAsUndefined, z.string().default('0.0.0.0')),
   BASE_URL: optionalUrl,
   STREAM_URL: optionalUrl,
+  // Origin of the embeddable player page (/player/{playback_id}) in embed codes and oEmbed.
+  PLAYER_URL: optionalUrl,
+  // CSP frame-ancestors of the player page: which sites may embed it ('*': any).
+  PLAYER_FRAME_ANCESTORS: z.preprocess(emptyAsUndefined, z.string().trim().min(1).default('*')),
+  // What players are given as mux-embed's beacon-collection-domain (host[:port][/path]); mux-embed
+  // posts to https://{value}, or http:// when it ends in localhost[:port].
+  DATA_COLLECTOR_DOMAIN: z.preprocess(emptyAsUndefined, z.string().trim().regex(/^[A-Za-z0-9.-]+(:\d+)?(\/[^\s?#]*)?$/, 'expected host[:port][/path]').optional()),
+  DATA_RETENTION_DAYS: positiveInt(90),
+  DATA_VIEW_INACTIVITY_SECONDS: positiveInt(30 * 60),
+  DATA_BEACON_RATE_PER_SECOND: positiveInt(30),
+  DATA_BEACON_RATE_BURST: positiveInt(60),
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./data')),
   DATABASE_URL: z.preprocess(emptyAsUndefined, z.string().optional()),
   FFMPEG_PATH: z.preprocess(emptyAsUndefined, z.string().default('ffmpeg')),
@@ -73,6 +84,14 @@ const rawEnvSchema = z.object({
       .min(16, 'must be at least 16 characters')
       .optional(),
   ),
+  // Live ingest (RTMP, see lib/ingest/rtmp). 0 turns live ingest off on this node.
+  RTMP_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(1935)),
+  // What publishers are told to connect to (dashboard, CLI): `rtmp://host:port/app`.
+  RTMP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rtmps?$/ }).transform((value) => value.replace(/\/+$/, '')).optional()),
+  // Broadcasts one node takes at once; a publisher beyond it is refused at connect.
+  LIVE_MAX_STREAMS: positiveInt(2),
+  // x264 preset of the live rungs encoded below the source (the source rung is passed through).
+  LIVE_X264_PRESET: z.preprocess(emptyAsUndefined, z.enum(['ultrafast', 'superfast', 'veryfast', 'faster']).default('superfast')),
   REDIS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rediss?$/ }).optional()),
   // Lets deployments (or test runs) share one Redis without seeing each other's keys.
   REDIS_KEY_PREFIX: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).default('keyframe')),
@@ -132,6 +151,15 @@ export type Env = {
   host: string;
   baseUrl: string;
   streamUrl: string;
+  /** Origin of the embeddable player page. */
+  playerUrl: string;
+  /** The player page's CSP frame-ancestors source list. */
+  playerFrameAncestors: string;
+  /**
+   * Playback analytics (Mux Data): the beacon-collection-domain players are given, how long views
+   * are kept, when a view with no beacon is closed, and each client's beacon rate limit.
+   */
+  data: { collectorDomain: string; retentionDays: number; viewInactivityMs: number; beaconRate: { perSecond: number; burst: number } };
   dataDir: string;
   database: DatabaseConfig;
   storage: StorageConfig;
@@ -139,6 +167,8 @@ export type Env = {
   ffprobePath: string;
   /** Speech recognition for generated captions: the binary and its US English model folder. */
   pocketsphinx: { path: string; modelDir: string };
+  /** Live ingest: the RTMP port (null when off), the URL publishers use, and the node's limits. */
+  live: { rtmpPort: number | null; rtmpUrl: string; maxStreams: number; x264Preset: 'ultrafast' | 'superfast' | 'veryfast' | 'faster' };
   allowPrivateInputUrls: boolean;
   maxInputBytes: number;
   maxInputDurationSeconds: number;
@@ -165,6 +195,14 @@ export type Env = {
   /** Bearer token `/metrics` requires; null: `/metrics` answers only requests from loopback addresses. */
   metricsToken: string | null;
   logLevel: string;
+};
+
+// mux-embed sends beacons over plain HTTP only to a host ending in `localhost[:port]`: a loopback
+// base URL is given as localhost, the same server.
+const defaultCollectorDomain = (baseUrl: string): string => {
+  const url = new URL(baseUrl);
+  const loopback = ['127.0.0.1', '[::1]', '0.0.0.0', 'localhost'].includes(url.hostname);
+  return loopback ? `localhost${url.port ? `:${url.port}` : ''}` : url.host;
 };
 
 const sqliteDatabase = (filePath: string): DatabaseConfig => ({ provider: 'sqlite', filePath, label: `sqlite:${filePath}` });
@@ -256,12 +294,26 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     host: raw.HOST,
     baseUrl,
     streamUrl: raw.STREAM_URL ?? baseUrl,
+    playerUrl: raw.PLAYER_URL ?? baseUrl,
+    playerFrameAncestors: raw.PLAYER_FRAME_ANCESTORS,
+    data: {
+      collectorDomain: raw.DATA_COLLECTOR_DOMAIN ?? defaultCollectorDomain(baseUrl),
+      retentionDays: raw.DATA_RETENTION_DAYS,
+      viewInactivityMs: raw.DATA_VIEW_INACTIVITY_SECONDS * 1000,
+      beaconRate: { perSecond: raw.DATA_BEACON_RATE_PER_SECOND, burst: raw.DATA_BEACON_RATE_BURST },
+    },
     dataDir,
     database,
     storage: parseStorage(raw),
     ffmpegPath: raw.FFMPEG_PATH,
     ffprobePath: raw.FFPROBE_PATH,
     pocketsphinx: { path: raw.POCKETSPHINX_PATH, modelDir: raw.POCKETSPHINX_MODEL_DIR },
+    live: {
+      rtmpPort: raw.RTMP_PORT === 0 ? null : raw.RTMP_PORT,
+      rtmpUrl: raw.RTMP_URL ?? `rtmp://${new URL(baseUrl).hostname}:${raw.RTMP_PORT || 1935}/app`,
+      maxStreams: raw.LIVE_MAX_STREAMS,
+      x264Preset: raw.LIVE_X264_PRESET,
+    },
     allowPrivateInputUrls: raw.ALLOW_PRIVATE_INPUT_URLS,
     maxInputBytes: raw.MAX_INPUT_BYTES,
     maxInputDurationSeconds: raw.MAX_INPUT_DURATION_SECONDS,

@@ -12,12 +12,14 @@ import { ConfirmDialog } from '../ui/confirm-dialog';
 import { ErrorList } from '../ui/field';
 import { StatusBadge } from '../ui/status-badge';
 import { useToast } from '../ui/toast';
+import { AssetAnalytics } from './asset-analytics';
 import { assetErrorText } from './asset-error-text';
 import { AssetFields } from './asset-fields';
 import { AssetInputs } from './asset-inputs';
 import { assetTitle } from './asset-title';
 import { AssetTracks } from './asset-tracks';
 import { CreateClipPanel } from './create-clip-panel';
+import { EmbedCodePanel } from './embed-code-panel';
 import { MasterAccessPanel } from './master-access-panel';
 import { PlaybackIdsPanel, streamUrl } from './playback-ids-panel';
 import { RenditionLadder } from './rendition-ladder';
@@ -66,6 +68,15 @@ export function AssetDetail({ assetId }: { assetId: string }) {
           Delete asset
         </Button>
       </div>
+      {data.live_stream_id && (
+        <p className="text-sm text-zinc-600">
+          Recording of live stream{' '}
+          <Link href={`/live-streams/${data.live_stream_id}`} className={`font-mono text-indigo-700 underline ${FOCUS_RING}`}>
+            {data.live_stream_id}
+          </Link>
+          {data.is_live && ' · still broadcasting'}
+        </p>
+      )}
       {failure && (
         <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-4 text-sm text-red-800">
           <p className="font-medium">{failure.summary}</p>
@@ -79,7 +90,12 @@ export function AssetDetail({ assetId }: { assetId: string }) {
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
         <div className="space-y-6">
           {data.status === 'ready' && publicId ? (
-            <PreviewPlayer key={playableTracks} src={streamUrl(origin, publicId)} onTimeUpdate={setPlayerTime} />
+            <PreviewPlayer
+              key={playableTracks}
+              src={streamUrl(origin, publicId)}
+              onTimeUpdate={setPlayerTime}
+              analytics={{ videoId: data.id, videoTitle: assetTitle(data), streamType: 'on-demand' }}
+            />
           ) : (
             <div className="flex aspect-video w-full items-center justify-center rounded-lg bg-zinc-200 p-4 text-center text-sm text-zinc-600">
               {data.status === 'preparing'
@@ -89,12 +105,14 @@ export function AssetDetail({ assetId }: { assetId: string }) {
                   : 'Add a public playback ID to preview this asset here.'}
             </div>
           )}
+          {data.status === 'ready' && <AssetAnalytics assetId={data.id} />}
           {data.status === 'ready' && <CreateClipPanel asset={data} playerTime={playerTime} />}
           <AssetFields asset={data} />
           <AssetInputs assetId={data.id} />
         </div>
         <div className="space-y-6">
           <PlaybackIdsPanel asset={data} origin={origin} />
+          {data.status === 'ready' && <EmbedCodePanel asset={data} />}
           <StaticRenditionsPanel asset={data} origin={origin} />
           <MasterAccessPanel asset={data} />
           <AssetTracks asset={data} />

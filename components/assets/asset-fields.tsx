@@ -2,10 +2,11 @@ import Link from 'next/link';
 import type { AssetJson } from '../hooks/dashboard-types';
 import { formatDuration, formatUnixSeconds } from '../ui/format';
 import { StatusBadge } from '../ui/status-badge';
+import { FieldList, type FieldRow } from '../ui/field-list';
 
 // Every top-level field of the asset that is not shown in its own panel.
 export function AssetFields({ asset }: { asset: AssetJson }) {
-  const rows: [string, React.ReactNode][] = [
+  const rows: FieldRow[] = [
     ['Status', <StatusBadge key="status" status={asset.status} />],
     ['Asset ID', <span key="id" className="font-mono">{asset.id}</span>],
     ['Created', formatUnixSeconds(asset.created_at)],
@@ -25,17 +26,8 @@ export function AssetFields({ asset }: { asset: AssetJson }) {
     ['MP4 support', asset.mp4_support],
     ['Master access', asset.master_access],
     ...(asset.source_asset_id
-      ? ([['Clipped from', <Link key="source" className="font-mono text-indigo-700 underline" href={`/assets/${asset.source_asset_id}`}>{asset.source_asset_id}</Link>]] as [string, React.ReactNode][])
+      ? ([['Clipped from', <Link key="source" className="font-mono text-indigo-700 underline" href={`/assets/${asset.source_asset_id}`}>{asset.source_asset_id}</Link>]] as FieldRow[])
       : []),
   ];
-  return (
-    <dl className="grid grid-cols-1 gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_minmax(0,1fr)]">
-      {rows.map(([label, value]) => (
-        <div key={label} className="contents">
-          <dt className="font-medium text-zinc-600">{label}</dt>
-          <dd className="min-w-0 wrap-anywhere">{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <FieldList rows={rows} />;
 }

@@ -1,10 +1,11 @@
 import type { AssetJson } from '@/lib/schemas/asset';
+import type { LatencyMode, LiveStreamJson, LiveStreamStatus } from '@/lib/schemas/live-stream';
 import type { RenditionJson } from '@/lib/schemas/rendition-status';
 import type { TrackJson } from '@/lib/schemas/track';
 
 // Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
 
-export type { AssetJson, RenditionJson, TrackJson };
+export type { AssetJson, LatencyMode, LiveStreamJson, LiveStreamStatus, RenditionJson, TrackJson };
 /** One of asset.tracks: the video track, an audio or text track (or an old asset's probed audio). */
 export type AssetTrackJson = NonNullable<AssetJson['tracks']>[number];
 export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';
@@ -66,4 +67,21 @@ export type EncodingLoadJson = {
   queuedByKind: Record<EncodeKind, number>;
   deadlineMisses: number;
   rungCosts: Array<{ rung: string; samples: number; secondsPerMediaSecond: number }>;
+};
+
+// Live streams: the table leaves the stream key out; a stream's page gets it with the addresses to
+// publish to and to play from.
+export type LiveStreamRowJson = Omit<LiveStreamJson, 'stream_key'>;
+export type LiveStreamPage = { data: LiveStreamRowJson[]; total: number; page: number; limit: number };
+export type LiveIngestJson = { rtmp_url: string; rtmp_enabled: boolean; stream_url: string };
+export type LiveStreamWithIngest = { data: LiveStreamJson; ingest: LiveIngestJson };
+export type LiveStreamRecordingJson = { id: string; asset: AssetJson | null };
+export type NewLiveStream = {
+  title?: string;
+  latency_mode: LatencyMode;
+  /** Left out for Mux's default (60 s in standard latency, 0 otherwise). */
+  reconnect_window?: number;
+  playback_policy: PlaybackPolicy;
+  /** Record each broadcast to an asset with the stream's playback policy. */
+  record: boolean;
 };

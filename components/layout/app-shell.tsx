@@ -9,6 +9,8 @@ import { Button, FOCUS_RING } from '../ui/button';
 const NAV = [
   { href: '/assets', label: 'Assets' },
   { href: '/uploads', label: 'Uploads' },
+  { href: '/live-streams', label: 'Live streams' },
+  { href: '/analytics', label: 'Analytics' },
   { href: '/access-tokens', label: 'Access tokens' },
   { href: '/webhooks', label: 'Webhooks' },
 ];

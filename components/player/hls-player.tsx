@@ -2,7 +2,9 @@
 
 import { useEffect, useRef, useState } from 'react';
 import type Hls from 'hls.js';
+import { useAnalyticsMonitoring } from '../hooks/use-analytics-player';
 import { chooseSubtitles, NO_ALTERNATE_TRACKS, watchAlternateTracks, type AlternateTracks } from './alternate-tracks';
+import { monitorPlayback, type PlaybackAnalytics } from './playback-monitoring';
 import { PlayerMenu } from './player-menu';
 
 type Level = { index: number; label: string };
@@ -10,27 +12,63 @@ type Level = { index: number; label: string };
 // Preview player: hls.js (loaded on demand, so it is not in the dashboard's main bundle) with a
 // quality menu listing the ladder, and audio and subtitles menus when the asset has more than one
 // audio track or any subtitles. Hls.isSupported() is checked first because Chromium also claims
-// native HLS support it does not have.
-export function HlsPlayer({ src, onTimeUpdate }: { src: string; onTimeUpdate?: (seconds: number) => void }) {
+// native HLS support it does not have. Playback is reported to Keyframe's own collector with
+// mux-embed once the server has said where that is (if it cannot say, the preview plays unreported).
+export function HlsPlayer({
+  src,
+  label = 'Asset preview',
+  onTimeUpdate,
+  onFatalError,
+  autoPlay = false,
+  analytics = {},
+}: {
+  src: string;
+  /** What the view is reported as (video_id, video_title, stream type). */
+  analytics?: PlaybackAnalytics;
+  label?: string;
+  /** Starts on its own (muted): a live preview shows what is being broadcast now. */
+  autoPlay?: boolean;
+  onTimeUpdate?: (seconds: number) => void;
+  /** A live playlist can fail while its first segments are still being made; the caller may start again. */
+  onFatalError?: () => void;
+}) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const hlsRef = useRef<Hls | null>(null);
   const [levels, setLevels] = useState<Level[]>([]);
   const [level, setLevel] = useState(-1);
   const [tracks, setTracks] = useState<AlternateTracks>(NO_ALTERNATE_TRACKS);
   const [error, setError] = useState<string>();
+  // Read through a ref so a new callback from the parent does not restart playback.
+  const onFatalErrorRef = useRef(onFatalError);
+  const analyticsRef = useRef(analytics);
+  useEffect(() => {
+    onFatalErrorRef.current = onFatalError;
+    analyticsRef.current = analytics;
+  }, [onFatalError, analytics]);
+  const monitoring = useAnalyticsMonitoring();
+  const monitoringSettled = !monitoring.isPending;
+  const monitoringConfig = monitoring.data;
 
   useEffect(() => {
     const video = videoRef.current;
-    if (!video) return;
+    if (!video || !monitoringSettled) return;
     let cancelled = false;
-    void import('hls.js').then(({ default: HlsClass }) => {
+    let stopMonitoring: (() => void) | undefined;
+    void Promise.all([import('hls.js'), monitoringConfig ? import('mux-embed') : undefined]).then(([{ default: HlsClass }, muxEmbed]) => {
       if (cancelled) return;
+      const monitor = (hls?: Hls) => {
+        if (muxEmbed && monitoringConfig) {
+          stopMonitoring = monitorPlayback(muxEmbed.default, video, { config: monitoringConfig, analytics: analyticsRef.current, hls, Hls: HlsClass });
+        }
+      };
       if (!HlsClass.isSupported()) {
+        monitor();
         video.src = src;
         return;
       }
       const hls = new HlsClass();
       hlsRef.current = hls;
+      monitor(hls);
       hls.on(HlsClass.Events.MANIFEST_PARSED, (_event, data) => {
         setLevels(
           data.levels
@@ -40,18 +78,21 @@ export function HlsPlayer({ src, onTimeUpdate }: { src: string; onTimeUpdate?: (
       });
       watchAlternateTracks(hls, HlsClass.Events, setTracks);
       hls.on(HlsClass.Events.ERROR, (_event, data) => {
-        if (data.fatal) setError(`Playback failed: ${data.details}`);
+        if (!data.fatal) return;
+        setError(`Playback failed: ${data.details}`);
+        onFatalErrorRef.current?.();
       });
       hls.loadSource(src);
       hls.attachMedia(video);
     });
     return () => {
       cancelled = true;
+      stopMonitoring?.();
       hlsRef.current?.destroy();
       hlsRef.current = null;
       setTracks(NO_ALTERNATE_TRACKS);
     };
-  }, [src]);
+  }, [src, monitoringSettled, monitoringConfig]);
 
   const chooseLevel = (index: number) => {
     setLevel(index);
@@ -71,8 +112,9 @@ export function HlsPlayer({ src, onTimeUpdate }: { src: string; onTimeUpdate?: (
         controls
         playsInline
         muted
+        autoPlay={autoPlay}
         className="aspect-video w-full rounded-lg bg-black"
-        aria-label="Asset preview"
+        aria-label={label}
         data-testid="preview-video"
         onTimeUpdate={(event) => onTimeUpdate?.(event.currentTarget.currentTime)}
       />

@@ -3,7 +3,9 @@
 import { useState } from 'react';
 import { Button } from './button';
 
-export function CopyButton({ value, label = 'Copy' }: { value: string; label?: string }) {
+// `secret` keeps the value out of the button's accessible name (a stream key stays hidden from
+// screen readers too until revealed).
+export function CopyButton({ value, label = 'Copy', secret = false }: { value: string; label?: string; secret?: boolean }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -15,7 +17,7 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
     }
   };
   return (
-    <Button variant="secondary" className="px-2 py-1 text-xs" onClick={copy} aria-label={`${label}: ${value}`}>
+    <Button variant="secondary" className="px-2 py-1 text-xs" onClick={copy} aria-label={secret ? label : `${label}: ${value}`}>
       {copied ? 'Copied' : label}
     </Button>
   );

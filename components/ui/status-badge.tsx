@@ -11,6 +11,9 @@ const STYLES: Record<string, string> = {
   sending: 'bg-sky-100 text-sky-800',
   failed: 'bg-red-100 text-red-800',
   skipped: 'bg-zinc-200 text-zinc-700',
+  idle: 'bg-sky-100 text-sky-800',
+  active: 'bg-emerald-100 text-emerald-800',
+  disabled: 'bg-zinc-200 text-zinc-700',
 };
 
 export function StatusBadge({ status }: { status: string }) {

@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { Api } from '../support/api';
+import { CLUSTER_REDIS_URL, deleteRedisKeys, redisUnavailable } from '../support/cluster-services';
 import { createE2eDatabase, dropE2eDatabase, type E2eDatabase } from '../support/e2e-database';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
 import { isCluster, type KeyframeServer } from '../support/keyframe-server';
@@ -18,7 +18,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 // Needs PostgreSQL at 127.0.0.1:5432 and Redis at 127.0.0.1:6379; skipped without them.
 
 const POSTGRES_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_URL = CLUSTER_REDIS_URL;
 
 const reachable = async (): Promise<string | null> => {
   const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3_000 });
@@ -29,17 +29,7 @@ const reachable = async (): Promise<string | null> => {
   } finally {
     await client.end().catch(() => undefined);
   }
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-    return null;
-  } catch (error) {
-    return `Redis does not answer at ${REDIS_URL} (${String(error)})`;
-  } finally {
-    redis.disconnect();
-  }
+  return redisUnavailable();
 };
 
 test.skip(isCluster(), 'builds its own topology of single-process nodes on a shared DATA_DIR (run by the default suite); the cluster run has e2e/api/cluster.spec.ts');
@@ -80,10 +70,7 @@ test.afterEach(async () => {
   await disposeKeyframe(...cluster.servers);
   rmSync(cluster.dataDir, { recursive: true, force: true });
   await dropE2eDatabase(POSTGRES_ADMIN_URL, database);
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${keyPrefix}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  await deleteRedisKeys(keyPrefix);
 });
 
 test('an app node never runs jobs; kill -9 of the worker mid-ingest: another worker brings the asset to ready', async ({ media, fixtures }) => {

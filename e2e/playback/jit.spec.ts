@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { autogroupNiceOf, niceOf } from '../../lib/media/test-support/scheduling';
+import { DEMAND_HOLD_MS } from '../../lib/services/playback/encode-demand';
 import { Api } from '../support/api';
 import { httpGet, parseMediaPlaylist, type MediaPlaylist } from '../support/hls';
 import { assetDirsOf, isCluster, type KeyframeServer } from '../support/keyframe-server';
@@ -314,6 +315,10 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
     // The earlier tests leave 1080p prefetches running or queued; on a loaded CI machine they held
     // the one slot prefetches may take past this test's wait for its own prefetch.
     await waitForIdleEncoders(server.pid);
+    // Their viewers also stay counted in the encoders' promised demand for DEMAND_HOLD_MS after
+    // their last request: measured under their own contention, 1080p left no room to admit this
+    // test's new viewer, and a viewer not admitted gets no prefetch (encode-demand.ts).
+    await sleep(DEMAND_HOLD_MS);
     const isPrefetch = (entry: ProcessEntry) => encoderFor(asset.assetId, from.width)(entry) && Math.abs(seekOf(entry) - nextStart) < 1;
     const watch = watchProcesses(server.pid, isPrefetch, { intervalMs: 10 });
     try {

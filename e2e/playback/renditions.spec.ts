@@ -20,8 +20,9 @@ import {
 import { expectMultivariantShape, verifyAudioRendition, verifyVideoRendition, type RenditionReport } from '../support/playback-checks';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 
-// Every rendition of every source plays: the ladder in the multivariant playlist is exactly the one
-// the contract promises for the source, and each rendition (video rungs and audio), played by real
+// Every source plays: the ladder in the multivariant playlist is exactly the one the contract
+// promises for the source, and each rendition played (every video rung and the audio of the
+// synthetic sources; the lowest and highest rung and the audio of the real files), played by real
 // ffmpeg from its playlist URL, decodes without errors, lasts as long as the source (±1 frame /
 // ±25 ms), has the advertised RESOLUTION and the profile/level its CODECS attribute claims.
 
@@ -69,10 +70,15 @@ const expectLadder = (playlist: LoadedMultivariant, source: SourceInfo, settings
   ).toEqual([]);
 };
 
-/** Plays every rendition of the playlist and attaches a table of what was measured. */
-const verifyEveryRendition = async (playlist: LoadedMultivariant, source: SourceInfo, testInfo: TestInfo) => {
+/**
+ * Plays the renditions of the playlist (every video rung, or with `ends` its lowest and highest)
+ * and the audio, and attaches a table of what was measured.
+ */
+const verifyRenditions = async (playlist: LoadedMultivariant, source: SourceInfo, testInfo: TestInfo, rungs: 'every' | 'ends' = 'every') => {
   const reports: RenditionReport[] = [];
-  for (const variant of playlist.video) reports.push(await verifyVideoRendition(variant, source));
+  const byHeight = [...playlist.video].sort((a, b) => (a.resolution?.height ?? 0) - (b.resolution?.height ?? 0));
+  const played = rungs === 'every' || byHeight.length <= 2 ? byHeight : [byHeight[0]!, byHeight[byHeight.length - 1]!];
+  for (const variant of played) reports.push(await verifyVideoRendition(variant, source));
   const audioUrl = playlist.media.find((media) => media.attributes.TYPE === 'AUDIO')?.url ?? playlist.audioOnly[0]?.url;
   if (source.audioDurations.length > 0) {
     expect(audioUrl, `an audio rendition for a source with audio: ${playlist.url}\n${playlist.text}`).toBeTruthy();
@@ -132,7 +138,7 @@ test.describe('synthetic sources', () => {
       if (sample.fixture === 'portraitRot90') {
         expect(rungsOf(playlist).find((rung) => rung.name === '720p'), playlist.text).toEqual({ name: '720p', width: 720, height: 1280 });
       }
-      await verifyEveryRendition(playlist, source, testInfo);
+      await verifyRenditions(playlist, source, testInfo);
     });
   }
 });
@@ -187,7 +193,7 @@ test.describe('tier caps and playback modifiers', () => {
       expect(atReady.video.map((variant) => variant.name).sort((a, b) => parseInt(a) - parseInt(b)), atReady.text).toEqual(sample.expected);
       expectMultivariantShape(atReady, { playbackId, hasVideo: true, hasAudio: true });
       expectLadder(atReady, source, sample.settings);
-      await verifyEveryRendition(atReady, source, testInfo);
+      await verifyRenditions(atReady, source, testInfo);
       // Playing everything took a while: still nothing above 1080p (no background 1440p/2160p).
       const later = await loadMultivariant(url);
       expect(later.video.map((variant) => variant.name).sort((a, b) => parseInt(a) - parseInt(b)), later.text).toEqual(sample.expected);
@@ -246,7 +252,10 @@ test.describe('shared media folder', () => {
       const playlist = await loadMultivariant(multivariantUrl(server, playbackId));
       expectMultivariantShape(playlist, { playbackId, hasVideo: !!source.video, hasAudio: source.audioDurations.length > 0 });
       expectLadder(playlist, source, {});
-      await verifyEveryRendition(playlist, source, testInfo);
+      // What is particular to a real file (codec, rotation, HDR, variable frame rate, odd sizes)
+      // shows at any rung; the rungs between, made by the same filter chain at other sizes, are
+      // played for the synthetic sources above.
+      await verifyRenditions(playlist, source, testInfo, 'ends');
     });
   }
 });

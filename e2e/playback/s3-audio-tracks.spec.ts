@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { listKeys } from '../support/cluster-services';
+import { CLUSTER_REDIS_URL, deleteRedisKeys, listKeys, redisUnavailable, uniqueClusterName } from '../support/cluster-services';
 import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../lib/setup/swift-s3.mjs';
 import { Api, type Json } from '../support/api';
 import { audioMedia, decodeFirstChannel, fetchAudioRendition, makeMedia, makeThreeLanguageSource, sineInput, toneFrequency } from '../support/audio-tracks';
@@ -14,7 +14,11 @@ import { disposeKeyframe, startKeyframe } from '../support/test';
 // Audio tracks with S3 storage, on two Keyframe nodes sharing one database and one bucket (a real
 // Swift + s3api): an audio file added through node A is in the bucket before it is ready, so node B
 // plays it (and the source's other audio streams) whichever node's worker prepared it; deleting the
-// track through node B removes its file and its rendition from the bucket.
+// track through node B removes its file and its rendition from the bucket, including what node A
+// was still uploading of its own encode of the track. That last part needs the nodes to hear of
+// each other's changes, which they do through Redis (as every multi-node deployment must run): with
+// a Redis at 127.0.0.1:6379 the nodes share one; without it, the other node's late uploads are
+// the documented limit (README, Scaling out) and not checked.
 
 const BUCKET = 'keyframe-e2e-audio-tracks';
 let swift: RunningSwiftS3 | null = null;
@@ -25,6 +29,7 @@ let nodeA: KeyframeServer | undefined;
 let nodeB: KeyframeServer | undefined;
 let apiA: Api;
 let apiB: Api;
+let redisKeyPrefix: string | null = null;
 
 const bucketKeys = (prefix: string): Promise<string[]> => listKeys(swift!, BUCKET, prefix);
 
@@ -43,7 +48,9 @@ test.beforeAll(async () => {
   await makeThreeLanguageSource(path.join(shared, 'three-languages.mkv'), 8);
   await makeMedia(path.join(shared, 'dub.mp3'), [...sineInput(1200, 5), '-c:a', 'libmp3lame']);
   media = await MediaServer.start({ roots: [shared] });
+  if ((await redisUnavailable()) === null) redisKeyPrefix = uniqueClusterName();
   const env = {
+    ...(redisKeyPrefix ? { REDIS_URL: CLUSTER_REDIS_URL, REDIS_KEY_PREFIX: redisKeyPrefix } : {}),
     DATABASE_URL: `file:${path.join(shared, 'keyframe.db')}`,
     S3_BUCKET: BUCKET,
     S3_ENDPOINT: swift.endpoint,
@@ -61,6 +68,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await disposeKeyframe(nodeA, nodeB);
   await swift?.stop();
+  if (redisKeyPrefix) await deleteRedisKeys(redisKeyPrefix);
   await media?.close();
   if (shared) await rm(shared, { recursive: true, force: true });
 });
@@ -95,6 +103,8 @@ test('an audio track added on one node plays from another; deleting it there emp
 
   expect((await apiB.delete(`/video/v1/assets/${assetId}/tracks/${trackId}`)).status).toBe(204);
   expect(await bucketKeys(`assets/${assetId}/tracks/${trackId}/`)).toEqual([]);
-  expect(await bucketKeys(rendition)).toEqual([]);
+  // Node A may have been encoding the track too (as idle work once it was ready): what it was
+  // uploading when it heard of the deletion is removed by node A once those uploads settle.
+  if (redisKeyPrefix) await expect.poll(() => bucketKeys(rendition), { timeout: 15_000 }).toEqual([]);
   expect((await httpGet(nodeB!.url(`/${playbackId}/audio-${trackId}.m3u8`))).status).toBe(404);
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
+import { redisUnavailableAt } from '../../lib/coordination/test-redis';
 
 // What the servers of a cluster-mode run (E2E_CLUSTER=1) share: the PostgreSQL and Redis on
 // 127.0.0.1 that CI machines run, and one Swift + s3api started by the global setup for the whole
@@ -89,6 +90,9 @@ export const deleteBucket = async (s3: ClusterS3, bucket: string): Promise<void>
     client.destroy();
   }
 };
+
+/** Why the Redis at CLUSTER_REDIS_URL cannot be used, or null when it answers. */
+export const redisUnavailable = (): Promise<string | null> => redisUnavailableAt(CLUSTER_REDIS_URL);
 
 /** Every key under `prefix:` (the prefix the nodes were given as REDIS_KEY_PREFIX). */
 export const deleteRedisKeys = async (prefix: string): Promise<void> => {

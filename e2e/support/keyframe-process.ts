@@ -43,6 +43,7 @@ const KEYFRAME_VARIABLES = [
   'JIT_ENCODE_CONCURRENCY', 'RENDITION_CACHE_MAX_BYTES', 'PREFETCH_SEGMENTS',
   'WEBHOOK_RETRY_BASE_SECONDS', 'WEBHOOK_TIMEOUT_SECONDS', 'METRICS_TOKEN',
   'S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL',
+  'RTMP_PORT', 'RTMP_URL', 'LIVE_MAX_STREAMS', 'LIVE_X264_PRESET',
   'KEYFRAME_ROLE', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'PLAYBACK_WORKERS', 'PLAYBACK_WORKER_MEMORY_CACHE_BYTES',
 ];
 
@@ -113,6 +114,8 @@ export class KeyframeProcess {
       BASE_URL: this.baseUrl,
       DATA_DIR: this.dataDir,
       ALLOW_PRIVATE_INPUT_URLS: 'true',
+      // Live ingest only where a test asks for it (with a port of its own): servers run side by side.
+      RTMP_PORT: '0',
       LOG_LEVEL: 'warn',
     });
     for (const [name, value] of Object.entries(options.overrides)) {

@@ -106,6 +106,11 @@ export const PLAYBACK_FIXTURES = {
     why: '1920x1080 30 fps H.264 + AAC stereo, 30 s (9 segments)',
     make: ffmpegTo([...testsrc2('1920x1080', 30), ...sine(30), ...x264(), ...aacStereo, '-movflags', '+faststart']),
   },
+  lowres40s: {
+    file: 'pb_testsrc2_640x360_30fps_sine_40s.mp4',
+    why: '640x360 30 fps H.264 + AAC stereo, 40 s: long enough to play 20 s with a seek, cheap to encode',
+    make: ffmpegTo([...testsrc2('640x360', 40), ...sine(40), ...x264(), ...aacStereo, '-movflags', '+faststart']),
+  },
   cbr360p40s: {
     file: 'pb_testsrc2_640x360_cbr10m_sine_40s.mp4',
     why: '640x360 30 fps H.264 at a constant 10 Mb/s (about 50 MB), 2 s GOPs, AAC, 40 s, faststart: big enough for a throttled download to outlast the ingest',

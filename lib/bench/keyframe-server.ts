@@ -19,6 +19,7 @@ const KEYFRAME_VARIABLES = [
   'ASSET_GET_RATE_PER_SECOND', 'ASSET_GET_RATE_BURST', 'LOG_LEVEL', 'FILL_IDLE_ENCODERS', 'METRICS_TOKEN',
   'WEBHOOK_RETRY_BASE_SECONDS', 'WEBHOOK_TIMEOUT_SECONDS', 'KEYFRAME_ROLE', 'REDIS_URL', 'REDIS_KEY_PREFIX',
   'S3_BUCKET', 'S3_ENDPOINT', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL',
+  'RTMP_PORT', 'RTMP_URL', 'LIVE_MAX_STREAMS', 'LIVE_X264_PRESET',
 ];
 
 const MAX_LOG_LINES = 500;
@@ -89,6 +90,8 @@ export class KeyframeServer implements Deployment {
       BASE_URL: this.baseUrl,
       DATA_DIR: dataDir,
       ALLOW_PRIVATE_INPUT_URLS: 'true',
+      // Live ingest only where a test asks for it (with a port of its own): servers run side by side.
+      RTMP_PORT: '0',
       LOG_LEVEL: 'warn',
       ...overrides,
     });

@@ -3,6 +3,10 @@ import type { CaptionsResult } from './captions';
 import type { ColdPlaybackResult } from './cold-playback';
 import type { DeliveryOptions, DeliveryResult, DeliveryServerName } from './delivery';
 import type { IdleMemory } from './idle-memory';
+import type { CollectorOptions, CollectorResult } from './collector';
+import { renderCollector } from './collector-report';
+import type { LiveOptions, LiveResult } from './live';
+import { renderLive } from './live-report';
 import type { LoadOptions, LoadResult, Spread, ViewerPassResult } from './load';
 import type { BenchInput } from './inputs';
 import type { LoadSnapshot, MachineInfo, PhaseCpu } from './machine';
@@ -32,7 +36,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions' | 'live' | 'collector';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -52,6 +56,8 @@ export type BenchResults = {
     dbPollMs: number;
     scaled: { requested: boolean; topologies: string[] };
     captions: { runsPerInput: number };
+    live: LiveOptions;
+    collector: CollectorOptions;
   };
   inputs: BenchInput[];
   /** The main server's resident memory a few seconds after start, before any work. */
@@ -73,6 +79,10 @@ export type BenchResults = {
   scaled: PhaseOutcome<ScaledResult>;
   /** Caption generation (WAV extraction + speech recognition + cues): CPU and wall-clock seconds per audio second. */
   captions: PhaseOutcome<CaptionsResult>;
+  /** Live streaming on a server of its own: latency and stalls per mode, connect → playable, CPU per stream against plain ffmpeg, concurrent streams. */
+  live: PhaseOutcome<LiveResult>;
+  /** mux-embed beacons at a fixed rate: answers, latency, views written, server memory. */
+  collector: PhaseOutcome<CollectorResult>;
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null; dbPoll: number | null }>;
     timeToReadyRatios: ReadyRatio[];
@@ -102,6 +112,21 @@ export type BenchResults = {
     } | null;
     /** Median CPU seconds per audio second, per captions input. */
     captionsCpuSecondsPerAudioSecond: Record<string, number | null>;
+    live: {
+      /** Per latency mode: median and p95 glass-to-glass seconds (and the median with exact program date times), stalls in the played minute, median connect → playable ms. */
+      modes: Record<string, { medianLatencySeconds: number | null; publisherClockLatencySeconds: number | null; p95LatencySeconds: number | null; stalls: number | null; medianPlayableMs: number | null }>;
+      /** Per input: CPU seconds per second of Keyframe (packager + server) and of the plain ffmpeg peer. */
+      cpuPerStream: Record<string, { keyframe: number | null; packager: number | null; server: number | null; peer: number | null; keyframeVsPeer: number | null }>;
+      /** Per input: the most concurrent streams that held real time. */
+      concurrentStreamsHeld: Record<string, number | null>;
+    } | null;
+    collector: {
+      validRefused: number;
+      validP99Ms: number | null;
+      viewsStored: number | null;
+      viewsSent: number;
+      rssMB: { before: number | null; peak: number | null; afterWrites: number | null; afterIdle: number | null };
+    } | null;
   };
   targets: Target[];
   observations: string[];
@@ -437,6 +462,16 @@ export const renderMarkdown = (results: BenchResults): string => {
 
   parts.push('## Auto-generated captions');
   parts.push(...renderCaptions(results.captions));
+
+  parts.push('## Live streaming');
+  const live = results.live;
+  if (live.status === 'ok') parts.push(...renderLive(live.value));
+  else parts.push(outcomeNote(live) ?? '');
+
+  parts.push('## Beacon collector (playback analytics)');
+  const collector = results.collector;
+  if (collector.status === 'ok') parts.push(...renderCollector(collector.value));
+  else parts.push(outcomeNote(collector) ?? '');
 
   parts.push('## Cold playback in a real player');
   const playback = results.coldPlayback;

@@ -6,9 +6,11 @@ import { openAssetDb, type AssetDb } from './asset-db';
 import { runBaseline } from './baseline';
 import { measureCaptions } from './captions';
 import { measureColdPlaybackOnFreshServer } from './cold-playback';
+import { DEFAULT_COLLECTOR_OPTIONS, measureCollectorOnFreshServer } from './collector';
 import { DELIVERY_KINDS, measureDelivery, type DeliveryOptions } from './delivery';
 import { keepAliveAgent } from './http';
 import { measureIdleMemory } from './idle-memory';
+import { DEFAULT_LIVE_OPTIONS, LIVE_LATENCY_TARGET_SECONDS, LIVE_MODES, livePlayableTargetMs, measureLiveOnFreshServer } from './live';
 import { DEFAULT_LOAD_OPTIONS, measureLoadOnFreshServer, type LoadOptions } from './load';
 import { ensureInput, inputLabel, type BenchInput, type InputSpec } from './inputs';
 import { ensureProductionBuild, KeyframeServer } from './keyframe-server';
@@ -30,7 +32,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 // playback) or `--only <part>` (one part alone; see USAGE).
 // Progress goes to stderr; the markdown report to stdout, bench/results.md and bench/results.json.
 
-const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions'] as const;
+const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector'] as const;
 type OnlyPart = (typeof ONLY)[number];
 
 const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -59,6 +61,13 @@ const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONL
                  auto-generated captions: CPU seconds and wall-clock time per audio second of the
                  server's pipeline (WAV extraction + PocketSphinx + cues) on festival speech and on
                  friday.mp4 from the shared media, with their word error rates (about a minute)
+  --only live    live streaming on a server with RTMP ingest (about 15 min): glass-to-glass latency
+                 and stalls of hls.js (default configuration) in Chromium for 60 s per latency mode,
+                 publisher connect → playable playlist, CPU per 720p30 and 1080p30 stream side by side
+                 with plain ffmpeg writing the same ladder, and how many concurrent streams hold real time
+  --only collector
+                 the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
+                 malformed, from 200 client addresses; answers, latency, every view written, server RSS
   --captions-runs N
                  runs per captions input (default 3)
   --skip-baseline
@@ -271,6 +280,8 @@ const main = async (): Promise<number> => {
   const doLoad = only === 'load' || (only === undefined && !quick);
   const doStatic = only === 'static-renditions' || (only === undefined && !quick);
   const doCaptions = only === 'captions' || (only === undefined && !quick);
+  const doLive = only === 'live' || (only === undefined && !quick);
+  const doCollector = only === 'collector' || (only === undefined && !quick);
   const mainServer = doReady || doSegments || doDelivery || doStatic;
   const doScaled = scaledRequested && (doReady || doSegments);
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
@@ -335,6 +346,8 @@ const main = async (): Promise<number> => {
   let staticRenditions: BenchResults['staticRenditions'] = doStatic ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
   let underLoad: BenchResults['underLoad'] = doLoad ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 10 minutes');
   let captions: BenchResults['captions'] = doCaptions ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
+  let live: BenchResults['live'] = doLive ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 15 minutes');
+  let collector: BenchResults['collector'] = doCollector ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 4 minutes');
 
   // The main server's phases: idle memory, time-to-ready, segments, delivery.
   if (mainServer) {
@@ -503,6 +516,26 @@ const main = async (): Promise<number> => {
     captions = await phase('captions', () => measureCaptions({ workDir: WORK_DIR, sharedMediaDir: SHARED_MEDIA_DIR, runs: captionsRuns, log }));
   }
 
+  // On a server of its own with RTMP ingest on a free port.
+  if (doLive) {
+    load.push(await loadBefore('before live'));
+    live = await phase('live', async () => {
+      const { result, serverLogTail: liveServerLogTail } = await measureLiveOnFreshServer({ repoRoot: REPO_ROOT, workDir: WORK_DIR, log });
+      serverLogTail = [...serverLogTail, ...liveServerLogTail.map((line) => `[live server] ${line}`)];
+      return result;
+    });
+  }
+
+  // On a server of its own behind a playback worker.
+  if (doCollector) {
+    load.push(await loadBefore('before collector'));
+    collector = await phase('collector', async () => {
+      const { result, serverLogTail: collectorLogTail } = await measureCollectorOnFreshServer({ repoRoot: REPO_ROOT, log });
+      serverLogTail = [...serverLogTail, ...collectorLogTail.map((line) => `[collector server] ${line}`)];
+      return result;
+    });
+  }
+
   if (!skipBaseline && longInput) {
     load.push(await loadBefore('before baseline'));
     baseline = await phase('baseline', () =>
@@ -565,6 +598,48 @@ const main = async (): Promise<number> => {
         : null,
     captionsCpuSecondsPerAudioSecond:
       captions.status === 'ok' ? Object.fromEntries(captions.value.inputs.map((input) => [input.label, input.median.cpuSecondsPerAudioSecond])) : {},
+    live:
+      live.status === 'ok'
+        ? {
+            modes: Object.fromEntries(
+              live.value.modes.map((entry) => [
+                entry.mode,
+                {
+                  medianLatencySeconds: entry.playback?.medianLatencySeconds ?? null,
+                  publisherClockLatencySeconds: entry.publisherClockLatencySeconds,
+                  p95LatencySeconds: entry.playback?.p95LatencySeconds ?? null,
+                  stalls: entry.playback?.stalls ?? null,
+                  medianPlayableMs: entry.medianPlayableMs,
+                },
+              ]),
+            ),
+            cpuPerStream: Object.fromEntries(
+              live.value.cpu.map((entry) => [
+                entry.input,
+                entry.status === 'ok'
+                  ? {
+                      keyframe: entry.value.keyframe.totalCpuPerSecond,
+                      packager: entry.value.keyframe.packagerCpuPerSecond,
+                      server: entry.value.keyframe.serverCpuPerSecond,
+                      peer: entry.value.peer.totalCpuPerSecond,
+                      keyframeVsPeer: entry.value.totalVsPeer,
+                    }
+                  : { keyframe: null, packager: null, server: null, peer: null, keyframeVsPeer: null },
+              ]),
+            ),
+            concurrentStreamsHeld: Object.fromEntries(live.value.concurrency.map((entry) => [entry.input, entry.status === 'ok' ? entry.value.heldUpTo : null])),
+          }
+        : null,
+    collector:
+      collector.status === 'ok'
+        ? {
+            validRefused: collector.value.validRefused,
+            validP99Ms: collector.value.latencyMs.valid.p99,
+            viewsStored: collector.value.views.stored,
+            viewsSent: collector.value.views.sent,
+            rssMB: collector.value.rssMB,
+          }
+        : null,
   };
 
   // Whether a target passed follows from its value, limit and direction (null: not measured).
@@ -807,6 +882,84 @@ const main = async (): Promise<number> => {
     );
   }
 
+  if (doCollector) {
+    const value = collector.status === 'ok' ? collector.value : null;
+    targets.push(
+      target({ id: 'collector_valid_refused', description: 'Valid beacons not answered 200 at 1,000 beacons/s', value: value?.validRefused ?? null, limit: 0, unit: 'count' }),
+      target({
+        id: 'collector_views_lost',
+        description: 'Views sent but not written once the load ended',
+        value: value && value.views.stored !== null ? value.views.sent - value.views.stored : null,
+        limit: 0,
+        unit: 'count',
+      }),
+      target({
+        id: 'collector_valid_p99',
+        description: 'Beacon answer latency, valid bodies (p99)',
+        value: value?.latencyMs.valid.p99 ?? null,
+        limit: 50,
+        unit: 'ms',
+      }),
+      target({
+        id: 'collector_memory_back',
+        description: 'Server RSS above its resting value once kept view states aged out',
+        value: value && value.rssMB.afterIdle !== null && value.rssMB.before !== null ? round(value.rssMB.afterIdle - value.rssMB.before, 1) : null,
+        limit: 60,
+        unit: 'MB',
+        note: value ? `peak ${value.rssMB.peak} MB over ${value.rssMB.before} MB at rest; ${value.rssMB.afterWrites} MB right after the writes` : undefined,
+      }),
+    );
+  }
+
+  if (doLive) {
+    const value = live.status === 'ok' ? live.value : null;
+    for (const mode of LIVE_MODES) {
+      const entry = value?.modes.find((candidate) => candidate.mode === mode);
+      const playback = entry?.playback ?? null;
+      targets.push(
+        target({
+          id: `live_latency_${mode}`,
+          description: `Live glass-to-glass latency, ${mode} (hls.js default configuration, median)`,
+          value: playback?.medianLatencySeconds === null || playback?.medianLatencySeconds === undefined ? null : Math.round(playback.medianLatencySeconds * 1000),
+          limit: LIVE_LATENCY_TARGET_SECONDS[mode] * 1000,
+          unit: 'ms',
+          note: playback
+            ? `p95 ${playback.p95LatencySeconds} s; ${playback.firstLatencySeconds} s at the first sample; against the publisher's clock ${entry?.publisherClockLatencySeconds ?? 'n/a'} s; ` +
+              `hls.latency median ${playback.medianHlsLatencySeconds} s; player clock ${playback.playbackRate}×`
+            : (entry?.playbackError ?? undefined),
+        }),
+        target({
+          id: `live_stalls_${mode}`,
+          description: `Stalls in ${DEFAULT_LIVE_OPTIONS.playbackSeconds} s of live playback, ${mode}`,
+          value: playback?.stalls ?? null,
+          limit: 0,
+          unit: 'count',
+        }),
+        target({
+          id: `live_playable_${mode}`,
+          description: `Publisher connect → playable playlist, ${mode} (median; limit 2 segment durations + 1 s)`,
+          value: entry?.medianPlayableMs ?? null,
+          limit: livePlayableTargetMs(mode),
+          unit: 'ms',
+          note: entry ? `runs: ${entry.playable.map((sample) => formatMs(sample.playableMs)).join(', ')}` : undefined,
+        }),
+      );
+    }
+    for (const entry of value?.concurrency ?? []) {
+      targets.push(
+        target({
+          id: `live_concurrent_${entry.input}`,
+          description: `Concurrent ${entry.input} streams held in real time (limit: LIVE_MAX_STREAMS's default)`,
+          value: entry.status === 'ok' ? entry.value.heldUpTo : null,
+          limit: 2,
+          atLeast: true,
+          unit: 'count',
+          note: entry.status === 'ok' ? `stopped: ${entry.value.stoppedBecause}` : entry.status === 'error' ? entry.error : entry.reason,
+        }),
+      );
+    }
+  }
+
   const contended = phaseCpu.filter((cpu) => cpu.otherPercent !== null && cpu.otherPercent > 10);
   if (contended.length > 0) {
     observations.push(
@@ -917,6 +1070,8 @@ const main = async (): Promise<number> => {
       dbPollMs: 20,
       scaled: { requested: scaledRequested, topologies },
       captions: { runsPerInput: captionsRuns },
+      collector: DEFAULT_COLLECTOR_OPTIONS,
+      live: DEFAULT_LIVE_OPTIONS,
     },
     inputs,
     idleMemory,
@@ -930,6 +1085,8 @@ const main = async (): Promise<number> => {
     underLoad,
     scaled,
     captions,
+    live,
+    collector,
     summary,
     targets,
     observations,
@@ -942,7 +1099,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, scaled].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, scaled, live, collector].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 

@@ -17,6 +17,8 @@ const nodeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tracks-changed'), assetId: z.string() }),
   z.object({ type: z.literal('restriction-changed'), restrictionId: z.string() }),
   z.object({ type: z.literal('signing-key-deleted'), keyId: z.string() }),
+  // The API ended a broadcast: the node holding its publisher stops it.
+  z.object({ type: z.literal('live-broadcast-stop'), liveStreamId: z.string(), reason: z.enum(['complete', 'disable', 'delete', 'reset-key']) }),
 ]);
 
 export type NodeEvent = z.infer<typeof nodeEventSchema>;

@@ -8,19 +8,25 @@ import type { RedisConfig } from '../env';
 
 export const TEST_REDIS_URL = 'redis://127.0.0.1:6379';
 
-export const isTestRedisReachable = async (): Promise<boolean> => {
-  const client = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3_000 });
+/** Why the Redis at `url` cannot be used, or null when it answers a PING (3 s to connect). */
+export const redisUnavailableAt = async (url: string): Promise<string | null> => {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.ping();
-    return true;
+    return null;
   } catch (error) {
-    console.warn(`Redis does not answer at ${TEST_REDIS_URL} (${error instanceof Error ? error.message : String(error)}); skipping the Redis tests`);
-    return false;
+    return `Redis does not answer at ${url} (${error instanceof Error ? error.message : String(error)})`;
   } finally {
     client.disconnect();
   }
+};
+
+export const isTestRedisReachable = async (): Promise<boolean> => {
+  const unavailable = await redisUnavailableAt(TEST_REDIS_URL);
+  if (unavailable !== null) console.warn(`${unavailable}; skipping the Redis tests`);
+  return unavailable === null;
 };
 
 export type TestRedis = { config: RedisConfig; client: Redis; cleanup: () => Promise<void> };

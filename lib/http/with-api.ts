@@ -37,13 +37,21 @@ export const authenticate = async (request: Request): Promise<AuthenticatedToken
   return token;
 };
 
+// A live stream's key is its publisher's only credential, and it may be in a list query.
+const loggableUrl = (url: string): string => {
+  const parsed = new URL(url);
+  if (!parsed.searchParams.has('stream_key')) return url;
+  parsed.searchParams.set('stream_key', '[redacted]');
+  return parsed.toString();
+};
+
 export const toErrorResponse = (error: unknown, request: Request): Response => {
   if (isApiError(error)) return errorResponse(error);
   if (error instanceof z.ZodError) return errorResponse(new ApiError('invalid_parameters', zodIssueMessages(error)));
   if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2025') {
     return errorResponse(new ApiError('not_found', 'The requested resource was not found'));
   }
-  getLogger().error({ err: error, method: request.method, url: request.url }, 'unhandled error in API route');
+  getLogger().error({ err: error, method: request.method, url: loggableUrl(request.url) }, 'unhandled error in API route');
   return errorResponse(new ApiError('internal_error', 'An unexpected error occurred'));
 };
 

@@ -497,3 +497,16 @@ export function shiftDecodeTime(fragment: Uint8Array, offsetTicks: bigint): Buff
   }
   return Buffer.concat(parts);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Box access for the other parsers of this byte format (lib/media/live reads sample tables and
+// codec configuration through these, so size checks and error wording stay in one place).
+
+export {
+  type Box as Mp4Box,
+  parseBoxes as readBoxes,
+  children as readChildBoxes,
+  fullBoxHeader as readFullBoxHeader,
+  readTfdt,
+  toBuffer as asBuffer,
+};

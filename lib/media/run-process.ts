@@ -39,6 +39,12 @@ export function killAllProcesses(): void {
   for (const child of liveChildren) killProcessGroup(child);
 }
 
+/** Counts a child spawned elsewhere (a long-running pipeline) among those shutdown kills. */
+export function trackChildProcess(child: ChildProcess): void {
+  liveChildren.add(child);
+  child.once('exit', () => liveChildren.delete(child));
+}
+
 function killProcessGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
   try {

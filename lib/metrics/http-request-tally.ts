@@ -13,6 +13,7 @@ export const ROUTE_CLASSES = [
   'playback_static',
   'playback_other',
   'api',
+  'beacon',
   'dashboard',
   'metrics',
   'health',

@@ -105,6 +105,23 @@ export const videoQualityFor = (tier: EncodingTier): 'basic' | 'plus' => (tier =
 
 const toList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
+type PlaybackPolicyFields = {
+  playback_policies?: PlaybackPolicy | 'drm' | Array<PlaybackPolicy | 'drm'>;
+  playback_policy?: PlaybackPolicy | 'drm' | Array<PlaybackPolicy | 'drm'>;
+  advanced_playback_policies?: Array<{ policy: PlaybackPolicy | 'drm' }>;
+};
+
+/** The policies of `playback_policies`, the deprecated `playback_policy` and `advanced_playback_policies`, once each; DRM is a problem. */
+export const requestedPlaybackPolicies = (body: PlaybackPolicyFields, problems: string[]): PlaybackPolicy[] => {
+  const policies = [
+    ...toList(body.playback_policies),
+    ...toList(body.playback_policy),
+    ...(body.advanced_playback_policies ?? []).map((entry) => entry.policy),
+  ];
+  if (policies.includes('drm')) problems.push('playback_policies: "drm" is not supported by this server');
+  return [...new Set(policies.filter((policy): policy is PlaybackPolicy => policy !== 'drm'))];
+};
+
 // Returns either the settings or the list of problems (each a complete, user-facing sentence).
 export const normalizeAssetSettings = (
   body: AssetSettingsBody,
@@ -170,13 +187,7 @@ export const normalizeAssetSettings = (
     }
   }
 
-  const policies = [
-    ...toList(body.playback_policies),
-    ...toList(body.playback_policy),
-    ...(body.advanced_playback_policies ?? []).map((entry) => entry.policy),
-  ];
-  if (policies.includes('drm')) problems.push('playback_policies: "drm" is not supported by this server');
-  const playbackPolicies = [...new Set(policies.filter((policy): policy is PlaybackPolicy => policy !== 'drm'))];
+  const playbackPolicies = requestedPlaybackPolicies(body, problems);
 
   const tierFromQuality = body.video_quality ? QUALITY_TO_TIER[body.video_quality] : undefined;
   if (body.encoding_tier && tierFromQuality && body.encoding_tier !== tierFromQuality) {

@@ -26,6 +26,9 @@ const base: AssetRecord = {
   sourceAssetId: null,
   masterStatus: null,
   masterExpiresAt: null,
+  liveStreamId: null,
+  isLive: false,
+  recordingTimesJson: null,
   playbackIds: [],
   staticRenditions: [],
   tracks: [],
@@ -146,5 +149,16 @@ describe('serializeAsset', () => {
   test('a clip names its source asset', () => {
     expect(serializeAsset({ ...base, sourceAssetId: 'src' }).source_asset_id).toBe('src');
     expect(serializeAsset(base)).not.toHaveProperty('source_asset_id');
+  });
+
+  test('a live recording: live_stream_id and is_live, progress "live" while broadcasting, recording_times as stored', () => {
+    const spans = [{ started_at: '2026-11-22T10:00:00.000Z', duration: 12.5, type: 'content' }];
+    const live = serializeAsset({ ...base, ingestType: 'live_rtmp', liveStreamId: 'L1', isLive: true, recordingTimesJson: JSON.stringify(spans) });
+    expect(live).toMatchObject({ live_stream_id: 'L1', is_live: true, progress: { state: 'live', progress: -1 }, recording_times: spans, ingest_type: 'live_rtmp' });
+    const finished = serializeAsset({ ...base, status: 'ready', progressState: 'completed', liveStreamId: 'L1', isLive: false, recordingTimesJson: JSON.stringify(spans) });
+    expect(finished).toMatchObject({ live_stream_id: 'L1', is_live: false, progress: { state: 'completed', progress: 100 } });
+    expect(serializeAsset(base)).not.toHaveProperty('live_stream_id');
+    expect(serializeAsset(base)).not.toHaveProperty('is_live');
+    expect(serializeAsset(base)).not.toHaveProperty('recording_times');
   });
 });

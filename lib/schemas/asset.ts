@@ -32,6 +32,10 @@ export type AssetRecord = {
   sourceAssetId: string | null;
   masterStatus: string | null;
   masterExpiresAt: Date | null;
+  /** Set on a live stream's recording; isLive while its broadcast runs. */
+  liveStreamId: string | null;
+  isLive: boolean;
+  recordingTimesJson: string | null;
   playbackIds: PlaybackIdRecord[];
   staticRenditions: StaticRenditionRecord[];
   /** Audio and text tracks (Track rows), in creation order. */
@@ -74,6 +78,12 @@ const PROGRESS: Record<string, { state: string; progress: number }> = {
   errored: { state: 'errored', progress: -1 },
 };
 
+/** A span of a recording as Mux reports it: content from the publisher, or slate while it was away. */
+export type RecordingTime = { started_at: string; duration: number; type: 'content' | 'slate' };
+
+// A recording has no meaningful percentage while its broadcast runs; Mux reports -1.
+const LIVE_PROGRESS = { state: 'live', progress: -1 };
+
 const storedResolutionLabel = (tracks: Track[]): string => {
   const video = tracks.find((track): track is VideoTrack => track.type === 'video');
   if (!video) return 'Audio only';
@@ -106,11 +116,12 @@ export const serializeAsset = (asset: AssetRecord, links: AssetLinks = {}) => {
   const errorMessages = parseJson<string[]>(asset.errorMessagesJson);
   const encodingTier = asset.encodingTier as EncodingTier;
   const staticRenditions = serializeStaticRenditions(asset.staticRenditions);
+  const recordingTimes = parseJson<RecordingTime[]>(asset.recordingTimesJson);
   return {
     id: asset.id,
     created_at: unixSeconds(asset.createdAt),
     status: asset.status,
-    progress: PROGRESS[asset.progressState] ?? PROGRESS.ingesting,
+    progress: asset.isLive ? LIVE_PROGRESS : (PROGRESS[asset.progressState] ?? PROGRESS.ingesting),
     ...(asset.durationSeconds !== null && { duration: Math.round(asset.durationSeconds * 1e6) / 1e6 }),
     ...(asset.aspectRatio !== null && { aspect_ratio: asset.aspectRatio }),
     ...(probedTracks && { max_stored_resolution: storedResolutionLabel(probedTracks) }),
@@ -134,6 +145,8 @@ export const serializeAsset = (asset: AssetRecord, links: AssetLinks = {}) => {
     master_access: asset.masterAccess,
     ...(master && { master }),
     ...(asset.sourceAssetId !== null && { source_asset_id: asset.sourceAssetId }),
+    ...(asset.liveStreamId !== null && { live_stream_id: asset.liveStreamId, is_live: asset.isLive }),
+    ...(recordingTimes && { recording_times: recordingTimes }),
     normalize_audio: false,
   };
 };

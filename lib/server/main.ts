@@ -8,6 +8,7 @@ import { adoptInstallationSecrets, instanceSecrets } from '../auth/instance-secr
 import { getDb } from '../db/client';
 import { getEnv, type Env } from '../env';
 import { serveMetrics } from '../http/metrics/serve-metrics';
+import { isBeaconRequest, serveBeacon } from '../http/analytics/serve-beacon';
 import { acceptWorkerRequest } from '../http/edge/from-playback-worker';
 import { servePlayback } from '../http/playback/serve-playback';
 import { applicationRouteClass, countHttpRequest } from '../http/request-metrics';
@@ -17,9 +18,12 @@ import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
 import { getLogger } from '../log';
 import { metricSet } from '../metrics/metric-set';
 import { killAllProcesses } from '../media/run-process';
+import { collector } from '../services/analytics/collector';
+import { closeInactiveViews, deleteViewsEndedBefore } from '../services/analytics/view-store';
 import { startNodeEvents } from '../services/cluster/node-events';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
+import { startLiveRuntime } from '../services/live/live-runtime';
 import { multivariantsSteadyForNewViewers } from '../services/playback/get-multivariant-playlist';
 import { noteFileServedByWorker } from '../services/playback/get-rendition-file';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
@@ -54,6 +58,8 @@ const startAppServer = async (env: Env, log: Logger): Promise<AppServer> => {
   const behindWorkers = env.playbackWorkers > 0;
   const server = http.createServer((request, response) => {
     if (behindWorkers) acceptWorkerRequest(request);
+    // mux-embed beacons (POST /, see serve-beacon.ts) are answered before anything else.
+    if (isBeaconRequest(request)) return serveBeacon(request, response);
     // The playback host is answered here, before Next.js routing: see serve-playback.ts. It counts
     // its own requests; the rest are counted here.
     if (servePlayback(request, response)) return;
@@ -102,10 +108,19 @@ const startMaintenance = (log: Logger, { works, receivesUploads }: { works: bool
       works && expireDueUploads().then((count) => count > 0 && log.info({ count }, 'direct uploads timed out')),
       works && expireDueMasters().then((count) => count > 0 && log.info({ count }, 'temporary masters expired')),
       receivesUploads && dropLeftoverUploadCopies().then((count) => count > 0 && log.info({ count }, 'removed copies of uploads that ended elsewhere')),
+      works && maintainPlaybackViews(log),
     ]).catch((error: unknown) => log.error({ err: error }, 'maintenance failed'));
   void runMaintenance();
   const maintenance = setInterval(runMaintenance, MAINTENANCE_INTERVAL_MS);
   return () => clearInterval(maintenance);
+};
+
+// Views whose player went quiet are closed; views older than the retention are deleted.
+const maintainPlaybackViews = async (log: Logger) => {
+  const { viewInactivityMs, retentionDays } = getEnv().data;
+  const closed = await closeInactiveViews(new Date(Date.now() - viewInactivityMs));
+  const deleted = await deleteViewsEndedBefore(new Date(Date.now() - retentionDays * 86_400_000));
+  if (closed > 0 || deleted > 0) log.info({ closed, deleted }, 'playback views closed for inactivity / past retention');
 };
 
 const main = async () => {
@@ -156,6 +171,15 @@ const main = async () => {
   // watched, and the rendition cache filled, are this node's: it runs where playback is served.
   const ladderFill = servesApp && env.fillIdleEncoders ? startLadderFill({ log: log.child({ component: 'ladder-fill' }) }) : null;
   const stopMaintenance = startMaintenance(log, { works, receivesUploads: servesApp });
+  const beacons = servesApp ? collector(() => log.child({ component: 'collector' })) : null;
+  beacons?.start();
+  // Live ingest runs where playback is served: the broadcast's playlists are answered from its memory.
+  const live = servesApp
+    ? await startLiveRuntime({ env, log: log.child({ component: 'live' }) }).catch((error: unknown) => {
+        log.error({ err: error }, 'live ingest is off on this node: the RTMP server could not start (RTMP_PORT in use?)');
+        return null;
+      })
+    : null;
 
   log.info({ url: env.baseUrl, port: env.port, dataDir: env.dataDir }, servesApp ? 'Keyframe is listening' : 'Keyframe worker is running');
 
@@ -176,7 +200,9 @@ const main = async () => {
     server.closeIdleConnections();
     // In-flight webhook requests are aborted and go back to pending without counting an attempt.
     // Workers stop taking connections at once and finish the requests they are forwarding here.
-    await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS), playbackWorkers?.stop()]);
+    await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS), playbackWorkers?.stop(), live?.close()]);
+    // After the workers stopped forwarding: the beacons they passed on are written too.
+    await beacons?.stop().catch((error: unknown) => log.error({ err: error }, 'writing playback views at shutdown failed'));
     killAllProcesses();
     await stopNodeEvents();
     server.closeAllConnections();

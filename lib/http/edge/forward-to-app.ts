@@ -62,6 +62,7 @@ export const forwardToApp = (request: IncomingMessage, response: ServerResponse,
     setHost: false,
   });
   let answered = false;
+  let clientGone = false;
   const bodyless = !hasBody(request);
 
   upstream.on('continue', () => response.writeContinue());
@@ -80,7 +81,8 @@ export const forwardToApp = (request: IncomingMessage, response: ServerResponse,
     options.onResponse(upstreamResponse);
   });
   upstream.on('error', (error: NodeJS.ErrnoException) => {
-    if (answered) return;
+    // Destroyed below because the client left (a player dropping a blocking playlist reload it no longer needs): nothing to report.
+    if (answered || clientGone) return;
     if (bodyless && attempt === 1 && isStaleSocket(error, upstream) && !response.destroyed) {
       forwardToApp(request, response, options, attempt + 1);
       return;
@@ -89,7 +91,9 @@ export const forwardToApp = (request: IncomingMessage, response: ServerResponse,
   });
   // The client went away: the app sees its request end too, and drops work nobody waits for.
   response.on('close', () => {
-    if (!response.writableFinished) upstream.destroy();
+    if (response.writableFinished) return;
+    clientGone = true;
+    upstream.destroy();
   });
   if (bodyless) upstream.end();
   else request.pipe(upstream);

@@ -19,8 +19,9 @@ export type PlaybackPath =
 export type ImageKind = 'thumbnail' | 'animated' | 'storyboard';
 
 const IMAGE_NAME = /^(thumbnail|animated|storyboard)\.([a-z]+)$/;
-// fMP4 init and media segments; WebVTT segments of a subtitles rendition.
-const RENDITION_FILE = /^(init\.mp4|\d{1,6}\.m4s|\d{1,6}\.vtt)$/;
+// fMP4 init and media segments; WebVTT segments of a subtitles rendition; live streams add an
+// init per connection (`init-{n}.mp4`) and low-latency parts (`{msn}.{part}.m4s`).
+const RENDITION_FILE = /^(init\.mp4|init-\d{1,4}\.mp4|\d{1,6}\.m4s|\d{1,6}\.\d{1,3}\.m4s|\d{1,6}\.vtt)$/;
 const TEXT_TRACK_FILE = /^([A-Za-z0-9]{1,64})\.(vtt|txt)$/;
 const M3U8 = '.m3u8';
 

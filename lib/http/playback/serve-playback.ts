@@ -14,6 +14,8 @@ import { getRenditionPlaylist, storedRenditionPlaylist } from '../../services/pl
 import { peekPublicPlayback, type PlaybackAccess, type PlaybackText } from '../../services/playback/resolve-playback';
 import { getSubtitlesPlaylist, getSubtitlesSegment, isSubtitlesRendition } from '../../services/playback/subtitles-rendition';
 import { getTextTrackFile } from '../../services/playback/text-track-files';
+import { findLivePlayback } from '../../services/live/live-registry';
+import type { LiveRequest } from '../../services/live/live-playback';
 import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
 import { clientAddressOf, isFromPlaybackWorker, workerTakesFiles } from '../edge/from-playback-worker';
 import { ApiError, isApiError, notFound } from '../api-error';
@@ -31,6 +33,7 @@ import { downloadDisposition } from './download-disposition';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
 import { matchMasterPath, serveMaster } from './serve-master';
 import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
+import { serveLive } from './serve-live';
 
 // The playback host, answered by the Node server before Next.js routing: playlists, segments and
 // images, public or signed, with Mux's delivery status codes. Resolving a playback ID reads an
@@ -206,6 +209,15 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
   }
 };
 
+// HLS of a broadcast running (or just ended) on this node; everything else under a live playback
+// ID (images, downloads) goes the on-demand way.
+const liveRequestOf = (path: PlaybackPath): LiveRequest | null => {
+  if (path.kind === 'multivariant') return { kind: 'multivariant' };
+  if (path.kind === 'rendition-playlist') return { kind: 'rendition-playlist', rendition: path.rendition };
+  if (path.kind === 'rendition-file') return { kind: 'rendition-file', rendition: path.rendition, file: path.file };
+  return null;
+};
+
 /**
  * Answers the request if it is for the playback host and returns true; returns false (having
  * done nothing) for anything else, which the caller hands to Next.js.
@@ -230,6 +242,13 @@ export const servePlayback = (request: IncomingMessage, response: ServerResponse
     return true;
   }
   const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+  const live = findLivePlayback(path.playbackId);
+  const liveRequest = live ? liveRequestOf(path) : null;
+  if (live && liveRequest) {
+    const access = accessFor({ path, query, request, viewer: () => new AbortController().signal }, 'v');
+    void serveLive({ playbackId: path.playbackId, entry: live, liveRequest, query, access, request, response });
+    return true;
+  }
   const stored = storedPlaylist(path, query);
   if (stored) {
     sendTextReply(request, response, playlistReply(stored), isFromPlaybackWorker(request) ? workerCacheable(path) : undefined);

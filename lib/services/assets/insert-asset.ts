@@ -8,11 +8,12 @@ import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { announceStaticRenditions, insertStaticRenditions, staticRenditionSpecs } from '../static-renditions/insert-static-renditions';
 import { assetInclude } from './asset-record';
 
-export type IngestType = 'on_demand_url' | 'on_demand_direct_upload' | 'on_demand_clip';
+export type IngestType = 'on_demand_url' | 'on_demand_direct_upload' | 'on_demand_clip' | 'live_rtmp';
 
 // Records a new `preparing` asset with its playback IDs, queues its ingest and reports
 // video.asset.created — one step for URL and upload assets alike, inside the caller's transaction
-// (which wakes the worker once it has committed).
+// (which wakes the worker once it has committed). A live recording (`liveStreamId`) is ingested
+// once its broadcast ends, by the node that recorded it (lib/services/live).
 export const insertAsset = async (
   tx: Prisma.TransactionClient,
   {
@@ -22,6 +23,7 @@ export const insertAsset = async (
     uploadId,
     test,
     assetId = generateId(),
+    liveStreamId,
   }: {
     settings: NormalizedAssetSettings;
     inputs: StoredInput[];
@@ -29,6 +31,7 @@ export const insertAsset = async (
     uploadId?: string;
     test: boolean;
     assetId?: string;
+    liveStreamId?: string;
   },
 ): Promise<AssetRecord> => {
   const asset = await tx.asset.create({
@@ -47,13 +50,16 @@ export const insertAsset = async (
       test,
       mp4Support: settings.mp4Support,
       playbackIds: { create: settings.playbackPolicies.map((policy) => ({ id: generateId(), policy })) },
+      ...(liveStreamId !== undefined && { liveStreamId, isLive: true, progressState: 'live' }),
     },
     include: assetInclude,
   });
   // Built once the asset is ready (see ingest-asset.ts); listed as preparing until then.
   const staticRenditions = await insertStaticRenditions(tx, { assetId, specs: staticRenditionSpecs(settings), announce: false });
   const created = { ...asset, staticRenditions };
-  await enqueueJob({ transaction: tx, name: 'ingest-asset-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `ingest:${assetId}` });
+  if (liveStreamId === undefined) {
+    await enqueueJob({ transaction: tx, name: 'ingest-asset-job', payload: { assetId }, maxAttempts: 3, dedupeKey: `ingest:${assetId}` });
+  }
   await recordWebhookEvent(tx, { type: 'video.asset.created', object: { type: 'asset', id: assetId }, data: assetJson(created) });
   await announceStaticRenditions(tx, assetId, staticRenditions);
   return created;

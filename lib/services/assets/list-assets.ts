@@ -28,17 +28,21 @@ export const listAssets = async ({
   page = 1,
   cursor,
   uploadId,
+  liveStreamId,
 }: {
   limit?: number;
   page?: number;
   cursor?: string;
   uploadId?: string;
+  /** Only the recordings of this live stream. */
+  liveStreamId?: string;
 }): Promise<{ assets: AssetRecord[]; nextCursor: string | undefined }> => {
   const after = cursor ? decodeCursor(cursor) : undefined;
   const afterDate = after ? new Date(after.createdAt) : undefined;
   const rows = await getDb().asset.findMany({
     where: {
       ...(uploadId && { uploadId }),
+      ...(liveStreamId && { liveStreamId }),
       ...(after && {
         OR: [{ createdAt: { lt: afterDate } }, { createdAt: afterDate, id: { lt: after.id } }],
       }),

@@ -10,6 +10,7 @@ import { forgetDeletedAudioTracks } from '../playback/forget-deleted-audio-track
 import { segmentCache } from '../playback/runtime';
 import { forgetRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { forgetSigningPublicKey } from '../signing-keys/get-signing-key';
+import { stopLocalBroadcast } from '../live/broadcast-control';
 import { deleteSharedAsset } from '../storage/shared-storage';
 import { removeLocalStaticRenditionFiles } from '../static-renditions/remove-local-static-rendition-files';
 
@@ -51,6 +52,9 @@ export const applyNodeEvent = async (event: NodeEvent): Promise<void> => {
       return;
     case 'signing-key-deleted':
       forgetSigningPublicKey(event.keyId);
+      return;
+    case 'live-broadcast-stop':
+      await stopLocalBroadcast(event.liveStreamId, event.reason);
       return;
   }
 };

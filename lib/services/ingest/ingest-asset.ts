@@ -205,6 +205,9 @@ export const ingestAsset = async ({
         const added = await insertTracks(tx, assetId, inputTracks(inputs, audioRows.find((row) => row.primary)?.id), { announce: false });
         const ready = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
         await recordWebhookEvent(tx, { type: 'video.asset.ready', object: { type: 'asset', id: assetId }, data: assetJson(ready) });
+        if (asset.ingestType === 'live_rtmp') {
+          await recordWebhookEvent(tx, { type: 'video.asset.live_stream_completed', object: { type: 'asset', id: assetId }, data: assetJson(ready) });
+        }
         for (const track of added) await recordTrackEvent(tx, 'video.asset.track.created', assetId, track);
         // Master access asked for at creation starts once there is something to make it from.
         if (ready.masterAccess === 'temporary') await startMaster(tx, assetId);

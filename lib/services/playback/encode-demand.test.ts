@@ -62,6 +62,15 @@ describe('EncodeDemand', () => {
     expect(demand.admit('x', 'asset8', '1080p', T0)).toBe(true);
   });
 
+  test('with nothing promised, a viewer is admitted even to a rung dearer than the encoders', () => {
+    const demand = new EncodeDemand({ capacity: () => 2, costOf: (rung) => ({ '2160p': 3, '540p': 0.5 })[rung] ?? null });
+    expect(demand.fits('asset1', '2160p', T0)).toBe(false);
+    expect(demand.admit('a', 'asset1', '2160p', T0)).toBe(true);
+    // From then on it counts: the next viewer of another asset waits.
+    expect(demand.admit('b', 'asset2', '540p', T0)).toBe(false);
+    expect(demand.admit('b', 'asset2', '540p', T0 + DEMAND_HOLD_MS)).toBe(true);
+  });
+
   test('a stream that went away is forgotten', () => {
     const demand = make();
     demand.admit('s', 'asset', '540p', T0);

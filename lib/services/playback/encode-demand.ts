@@ -60,10 +60,13 @@ export class EncodeDemand {
 
   /**
    * A viewer's stream asks for a segment of `rung` that must be encoded. Admitted streams stay
-   * admitted (their next rung is counted); a new one is admitted when its rung fits.
+   * admitted (their next rung is counted); a new one is admitted when its rung fits, or when
+   * nothing is promised at all: the encoders owe nobody else, so making that viewer wait (and
+   * encode nothing ahead of it) would only leave them idle — a rung measured dearer than the whole
+   * machine, on a busy box, would otherwise never get a viewer.
    */
   admit(streamId: string, assetId: string, rung: string, now: number): boolean {
-    if (!this.admitted.has(streamId) && !this.fits(assetId, rung, now)) return false;
+    if (!this.admitted.has(streamId) && this.demand(now) > 0 && !this.fits(assetId, rung, now)) return false;
     this.admitted.set(streamId, now);
     this.hold(assetId, rung, now);
     return true;

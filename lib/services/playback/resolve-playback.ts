@@ -2,6 +2,7 @@ import { instanceSecrets } from '../../auth/instance-secrets';
 import { checkPlaybackRestriction } from '../../auth/playback-restriction-check';
 import { signPlaybackProof, verifyPlaybackProof } from '../../auth/playback-proof';
 import { verifyPlaybackToken, type PlaybackAudience } from '../../auth/playback-token';
+import { findLivePlaybackId } from '../live-streams/find-live-stream';
 import { getEnv } from '../../env';
 import { ApiError, invalidId, notFound } from '../../errors/api-error';
 import { isWellFormedId } from '../../utils/ids';
@@ -64,7 +65,7 @@ const enforceRestriction = async (restrictionId: string, access: PlaybackAccess)
 
 // A signed playback ID needs a valid token for the kind of resource asked for (or, for URLs
 // inside a signed playlist, the proof derived from one), and passes its playback restriction.
-const authorizeSigned = async (
+export const authorizeSignedPlayback = async (
   playbackId: string,
   access: PlaybackAccess,
 ): Promise<{ claims: Record<string, unknown>; proof: string | null; restricted: boolean; expiresAt: number }> => {
@@ -93,10 +94,16 @@ const authorizeSigned = async (
 export const resolvePlayback = async ({ playbackId, access }: { playbackId: string; access: PlaybackAccess }): Promise<PlaybackTarget> => {
   if (!isWellFormedId(playbackId)) throw invalidId('Playback', playbackId);
   const found = await findPlaybackRecord(playbackId);
-  if (!found) throw notFound('Playback ID');
+  if (!found) {
+    // A live stream's playback ID with no broadcast on this node (live-registry.ts answers those that have one).
+    if (await findLivePlaybackId(playbackId)) {
+      throw new ApiError('failed_request', 'The live stream is not active: no encoder is publishing to it');
+    }
+    throw notFound('Playback ID');
+  }
   const signed = found.policy === 'signed';
   const { claims, proof, restricted, expiresAt } = signed
-    ? await authorizeSigned(playbackId, access)
+    ? await authorizeSignedPlayback(playbackId, access)
     : { claims: {}, proof: null, restricted: false, expiresAt: null };
   if (found.status === 'errored') throw new ApiError('failed_request', 'Asset has errored and cannot be played');
   if (found.status !== 'ready' || !found.plan) throw new ApiError('failed_request', 'Asset is not ready');

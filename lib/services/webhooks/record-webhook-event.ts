@@ -27,6 +27,17 @@ export type WebhookEventType =
   | 'video.asset.track.ready'
   | 'video.asset.track.errored'
   | 'video.asset.track.deleted'
+  | 'video.asset.live_stream_completed'
+  | 'video.live_stream.created'
+  | 'video.live_stream.connected'
+  | 'video.live_stream.recording'
+  | 'video.live_stream.active'
+  | 'video.live_stream.disconnected'
+  | 'video.live_stream.idle'
+  | 'video.live_stream.updated'
+  | 'video.live_stream.enabled'
+  | 'video.live_stream.disabled'
+  | 'video.live_stream.deleted'
   | 'video.upload.created'
   | 'video.upload.asset_created'
   | 'video.upload.cancelled'
@@ -34,7 +45,7 @@ export type WebhookEventType =
 
 export type WebhookEventInput = {
   type: WebhookEventType;
-  object: { type: 'asset' | 'upload' | 'static_rendition' | 'track'; id: string };
+  object: { type: 'asset' | 'upload' | 'static_rendition' | 'track' | 'live_stream'; id: string };
   // The resource as the API serialises it; `created_at` is turned into an integer here, as Mux
   // sends it inside webhook data.
   data: Record<string, unknown>;

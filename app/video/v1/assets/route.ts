@@ -24,12 +24,12 @@ const listQuerySchema = pageQuerySchema.extend({
 // GET /video/v1/assets – list assets, newest first
 export const GET = withApi(
   async ({ query }) => {
-    if (query.live_stream_id) return dataResponse([]);
     const { assets, nextCursor } = await listAssets({
       limit: query.limit,
       page: query.page,
       cursor: query.cursor,
       uploadId: query.upload_id,
+      liveStreamId: query.live_stream_id,
     });
     return dataResponse(assets.map((asset) => assetJson(asset)), 200, nextCursor ? { next_cursor: nextCursor } : {});
   },

@@ -1,0 +1,5 @@
+import { AnalyticsPage } from '@/components/analytics/analytics-page';
+
+export default function Page() {
+  return <AnalyticsPage />;
+}

@@ -1,0 +1,5 @@
+import { LiveStreamsPage } from '@/components/live-streams/live-streams-page';
+
+export default function Page() {
+  return <LiveStreamsPage />;
+}

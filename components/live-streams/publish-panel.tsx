@@ -1,0 +1,96 @@
+'use client';
+
+import { useState } from 'react';
+import { errorMessages } from '../hooks/api-fetch';
+import type { LiveIngestJson, LiveStreamJson } from '../hooks/dashboard-types';
+import { useLiveStreamAction } from '../hooks/use-live-stream';
+import { Button } from '../ui/button';
+import { ConfirmDialog } from '../ui/confirm-dialog';
+import { CopyButton } from '../ui/copy-button';
+import { useToast } from '../ui/toast';
+
+const MASK = '•'.repeat(24);
+
+// Where and how to publish: the RTMP server URL, the stream key (hidden until revealed, the only
+// credential a publisher needs) and, once revealed, the whole publish URL for ffmpeg.
+export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; ingest: LiveIngestJson }) {
+  const [revealed, setRevealed] = useState(false);
+  const [confirmingReset, setConfirmingReset] = useState(false);
+  const resetKey = useLiveStreamAction(stream.id);
+  const toast = useToast();
+  const publishUrl = `${ingest.rtmp_url}/${stream.stream_key}`;
+
+  return (
+    <section aria-labelledby="publish-heading" className="space-y-3">
+      <h2 id="publish-heading" className="text-lg font-semibold">
+        Publish
+      </h2>
+      {!ingest.rtmp_enabled && (
+        <p className="rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
+          This server is not listening for RTMP (RTMP_PORT=0): publishers are refused until it is started with an RTMP port.
+        </p>
+      )}
+      <div className="space-y-3 rounded-md border border-zinc-200 bg-white p-3 text-sm">
+        <div>
+          <p className="font-medium text-zinc-600">RTMP server URL</p>
+          <div className="mt-1 flex items-center gap-2">
+            <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid="rtmp-url">
+              {ingest.rtmp_url}
+            </code>
+            <CopyButton value={ingest.rtmp_url} label="Copy server URL" />
+          </div>
+        </div>
+        <div>
+          <p className="font-medium text-zinc-600">Stream key</p>
+          <code className="mt-1 block font-mono text-xs break-all" data-testid="stream-key">
+            {revealed ? stream.stream_key : MASK}
+          </code>
+          <div className="mt-2 flex flex-wrap items-center gap-2">
+            <Button variant="secondary" className="px-2 py-1 text-xs" onClick={() => setRevealed(!revealed)} aria-pressed={revealed}>
+              {revealed ? 'Hide' : 'Reveal'}
+            </Button>
+            <CopyButton value={stream.stream_key} label="Copy stream key" secret />
+            <Button variant="ghost" className="ml-auto px-2 py-1 text-xs text-red-700" onClick={() => setConfirmingReset(true)}>
+              Reset key
+            </Button>
+          </div>
+          <p className="mt-1 text-xs text-zinc-500">Anyone with the key can broadcast on this stream.</p>
+        </div>
+        {revealed && (
+          <div>
+            <p className="font-medium text-zinc-600">Publish URL (server URL + key)</p>
+            <div className="mt-1 flex items-center gap-2">
+              <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid="publish-url">
+                {publishUrl}
+              </code>
+              <CopyButton value={publishUrl} label="Copy publish URL" secret />
+            </div>
+            <p className="mt-2 text-xs text-zinc-500">
+              OBS: Settings → Stream → Service “Custom…”, the server URL as Server and the key as Stream Key. ffmpeg (H.264 and AAC):
+            </p>
+            <pre className="mt-1 rounded bg-zinc-100 p-2 text-xs whitespace-pre-wrap break-all">
+              ffmpeg -re -i input.mp4 -c:v libx264 -preset veryfast -g 60 -c:a aac -f flv {publishUrl}
+            </pre>
+          </div>
+        )}
+      </div>
+      <ConfirmDialog
+        open={confirmingReset}
+        title="Reset the stream key?"
+        message="The current key stops working at once: a broadcast using it is disconnected, and publishers need the new key."
+        confirmLabel="Reset key"
+        busy={resetKey.isPending}
+        onCancel={() => setConfirmingReset(false)}
+        onConfirm={() =>
+          resetKey.mutate('reset-stream-key', {
+            onSuccess: () => {
+              toast('success', 'Stream key reset; the old key no longer works.');
+              setConfirmingReset(false);
+            },
+            onError: (error) => toast('error', errorMessages(error).join(' ')),
+          })
+        }
+      />
+    </section>
+  );
+}

@@ -1,0 +1,45 @@
+import { createAdmin, screenshot, signIn } from '../support/dashboard';
+import { startLiveKeyframe, type LiveServer } from '../support/live';
+import { publishTestPattern } from '../support/live-publisher';
+import { disposeKeyframe, expect, muxClient, test } from '../support/test';
+
+// The dashboard's live stream page while a real broadcast runs: the badge turns active on its own,
+// the preview plays the live stream, "Complete" ends it, and the recording shows up and links to
+// its asset.
+
+let live: LiveServer | undefined;
+
+test.afterAll(async () => disposeKeyframe(live?.server));
+
+test('a broadcast seen from the dashboard: active badge, live preview, complete, the recording linked', async ({ page }, testInfo) => {
+  live = await startLiveKeyframe('live-dashboard');
+  await createAdmin(live.server);
+  const mux = muxClient(live.server, await live.server.createToken());
+  const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 30 });
+
+  await signIn(page, live.server);
+  await page.goto(live.server.url(`/live-streams/${stream.id}`));
+  const badge = page.getByTestId('live-stream-status');
+  await expect(badge).toContainText('idle');
+
+  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  try {
+    await expect(badge).toContainText('active', { timeout: 20_000 });
+    const video = page.getByTestId('preview-video');
+    await expect.poll(() => video.evaluate((element) => (element as HTMLVideoElement).currentTime), { timeout: 30_000 }).toBeGreaterThan(1);
+    await screenshot(page, testInfo, 'live-stream-active');
+
+    await page.getByRole('button', { name: 'Complete', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'End broadcast' }).click();
+    await expect(badge).toContainText('idle', { timeout: 20_000 });
+  } finally {
+    await publisher.stop();
+  }
+  const { recent_asset_ids: recent } = await mux.video.liveStreams.retrieve(stream.id);
+  expect(recent).toHaveLength(1);
+  const recording = page.getByTestId('recent-recordings').locator(`[data-asset-id="${recent![0]}"]`);
+  await expect(recording).toBeVisible({ timeout: 10_000 });
+  await recording.getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`/assets/${recent![0]}`));
+  await expect(page.getByText(/Recording of live stream/)).toBeVisible();
+});

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+// ffmpeg as an RTMP publisher, as OBS or a hardware encoder would be: a real-time (`-re`) lavfi
+// test pattern whose burned-in timestamp is the media clock, a 440 Hz tone, H.264 + AAC in FLV.
+
+export type Publisher = {
+  readonly process: ChildProcess;
+  /** Wall clock when ffmpeg was started (its media clock starts at 0 then). */
+  readonly startedAtMs: number;
+  /** Resolves with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+  stderr(): string;
+  /** SIGINT (ffmpeg finishes the FLV stream cleanly), then SIGKILL if it lingers. */
+  stop(): Promise<void>;
+  /** Drops the connection the way a crashed encoder does. */
+  kill(): Promise<void>;
+};
+
+export type PublishOptions = {
+  rtmpUrl: string;
+  width?: number;
+  height?: number;
+  frameRate?: number;
+  /** Keyframe interval in seconds (the source rendition can only be cut there). */
+  keyframeSeconds?: number;
+  /** Stop by itself after this many seconds. */
+  seconds?: number;
+  videoCodec?: string;
+  audioCodec?: string;
+};
+
+export const publishTestPattern = ({
+  rtmpUrl,
+  width = 640,
+  height = 360,
+  frameRate = 30,
+  keyframeSeconds = 1,
+  seconds,
+  videoCodec = 'libx264',
+  audioCodec = 'aac',
+}: PublishOptions): Publisher => {
+  const args = [
+    '-hide_banner',
+    '-loglevel',
+    'warning',
+    '-re',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=${width}x${height}:rate=${frameRate}`,
+    '-re',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=48000',
+    ...(seconds !== undefined ? ['-t', String(seconds)] : []),
+    '-c:v',
+    videoCodec,
+    ...(videoCodec === 'libx264' ? ['-preset', 'veryfast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p', '-g', String(Math.round(frameRate * keyframeSeconds)), '-keyint_min', String(Math.round(frameRate * keyframeSeconds)), '-sc_threshold', '0', '-b:v', '1500k'] : []),
+    '-c:a',
+    audioCodec,
+    '-b:a',
+    '128k',
+    '-f',
+    'flv',
+    rtmpUrl,
+  ];
+  const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-8000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitOrKill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return {
+    process: child,
+    startedAtMs: Date.now(),
+    exited,
+    stderr: () => stderr,
+    stop: () => waitOrKill('SIGINT'),
+    kill: () => waitOrKill('SIGKILL'),
+  };
+};

@@ -1,0 +1,118 @@
+import type { Page } from '@playwright/test';
+import { HLS_JS_PATH } from './hls-page';
+import { getFreePort, type KeyframeServer } from './keyframe-server';
+import { startKeyframe } from './test';
+
+// Live streaming specs: a server with RTMP ingest on a port of its own, playlist polling, and
+// hls.js playing a live stream in the page with its own view of latency and stalls.
+
+export type LiveServer = { server: KeyframeServer; rtmpPort: number; rtmpUrl: (streamKey: string) => string };
+
+export const startLiveKeyframe = async (label: string, env: Record<string, string> = {}): Promise<LiveServer> => {
+  const rtmpPort = await getFreePort();
+  const server = await startKeyframe({ label, env: { RTMP_PORT: String(rtmpPort), ...env } });
+  return { server, rtmpPort, rtmpUrl: (streamKey) => `rtmp://127.0.0.1:${rtmpPort}/app/${streamKey}` };
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `url` until it answers 200 with a body `accept` likes; returns that body. */
+export const waitForPlaylist = async (url: string, accept: (text: string) => boolean = () => true, timeoutMs = 30_000): Promise<string> => {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  while (Date.now() < deadline) {
+    const response = await fetch(url);
+    const text = await response.text();
+    if (response.status === 200 && accept(text)) return text;
+    last = `${response.status}: ${text.slice(0, 300)}`;
+    await sleep(250);
+  }
+  throw new Error(`${url} did not become what was expected within ${timeoutMs} ms (last ${last})`);
+};
+
+/** The media playlist URL of the first variant of a multivariant playlist at `multivariantUrl`. */
+export const firstVariantUrl = (multivariantUrl: string, multivariant: string): string => {
+  const uri = multivariant.split('\n').find((line) => line && !line.startsWith('#'));
+  if (!uri) throw new Error(`no variant in ${multivariant}`);
+  return new URL(uri, multivariantUrl).toString();
+};
+
+export type LivePlayerState = {
+  currentTime: number;
+  /** hls.js's estimate of the distance to the live edge. */
+  latency: number | null;
+  /** Wall clock (ms) of the frame on screen, from EXT-X-PROGRAM-DATE-TIME. */
+  playingDateMs: number | null;
+  /** `waiting` events after playback started: stalls. */
+  stalls: number;
+  lowLatencyParts: boolean;
+  fatal: string | null;
+  errors: string[];
+};
+
+type LiveWindow = Window & {
+  Hls: new (config?: Record<string, unknown>) => {
+    on(event: string, handler: (event: string, data: Record<string, unknown>) => void): void;
+    loadSource(url: string): void;
+    attachMedia(media: HTMLMediaElement): void;
+    latency: number;
+    playingDate: Date | null;
+  } & { Events?: never };
+  __live?: { state: Omit<LivePlayerState, 'currentTime' | 'latency' | 'playingDateMs'>; hls: { latency: number; playingDate: Date | null } };
+};
+
+/** hls.js with its default configuration (lowLatencyMode on), playing `src` muted. */
+export const startLivePlayer = async (page: Page, src: string): Promise<void> => {
+  await page.addScriptTag({ path: HLS_JS_PATH });
+  await page.evaluate((url) => {
+    const win = window as unknown as LiveWindow & { Hls: { Events: Record<string, string> } };
+    const video = document.createElement('video');
+    video.id = 'live';
+    video.muted = true;
+    video.playsInline = true;
+    document.body.append(video);
+    const state = { stalls: 0, lowLatencyParts: false, fatal: null as string | null, errors: [] as string[] };
+    const hls = new win.Hls();
+    win.__live = { state, hls };
+    let started = false;
+    video.addEventListener('playing', () => {
+      started = true;
+    });
+    video.addEventListener('waiting', () => {
+      if (started) state.stalls += 1;
+    });
+    hls.on(win.Hls.Events.ERROR!, (_event, data) => {
+      const text = `${String(data.type)}/${String(data.details)}${data.fatal ? ' (fatal)' : ''}`;
+      state.errors.push(text);
+      if (data.fatal && !state.fatal) state.fatal = text;
+    });
+    hls.on(win.Hls.Events.LEVEL_LOADED!, (_event, data) => {
+      const details = data.details as { partList?: unknown[] | null } | undefined;
+      if (details?.partList && details.partList.length > 0) state.lowLatencyParts = true;
+    });
+    hls.on(win.Hls.Events.MANIFEST_PARSED!, () => void video.play().catch(() => undefined));
+    hls.loadSource(url);
+    hls.attachMedia(video);
+  }, src);
+};
+
+export const livePlayerState = (page: Page): Promise<LivePlayerState> =>
+  page.evaluate(() => {
+    const win = window as unknown as LiveWindow;
+    const video = document.getElementById('live') as HTMLVideoElement;
+    const live = win.__live!;
+    return {
+      ...live.state,
+      currentTime: video.currentTime,
+      latency: Number.isFinite(live.hls.latency) ? live.hls.latency : null,
+      playingDateMs: live.hls.playingDate ? live.hls.playingDate.getTime() : null,
+    };
+  });
+
+/** Every EXT-X-PROGRAM-DATE-TIME of a playlist, in ms. */
+export const programDateTimes = (playlist: string): number[] =>
+  [...playlist.matchAll(/^#EXT-X-PROGRAM-DATE-TIME:(.+)$/gm)].map((match) => Date.parse(match[1]!));
+
+export const segmentDurations = (playlist: string): number[] => [...playlist.matchAll(/^#EXTINF:([\d.]+),/gm)].map((match) => Number(match[1]));
+
+export type { KeyframeServer };

@@ -1,0 +1,248 @@
+import { createServer, type Server } from 'node:net';
+import type { Logger } from 'pino';
+import { processSingleton } from '../../utils/process-singleton';
+import { audioCodecProblem, videoCodecProblem } from './flv-tags';
+import { clearNodeMediaServerContext, RtmpConnection, silenceNodeMediaServer, type RtmpConnectionEvents, type StatusNotice } from './rtmp-connection';
+import { LivePublisher, type RtmpPublisher } from './rtmp-publisher';
+import { isLoopbackAddress, localReadHost, normalizeAddress, parseStreamTarget, redactStreamKey, RTMP_APP, withoutStreamKey } from './stream-path';
+
+export type { RtmpMediaInfo, RtmpPublisher } from './rtmp-publisher';
+export type { RtmpAudioInfo, RtmpVideoInfo } from './flv-tags';
+
+export type PublishDecision = { accept: true } | { accept: false; reason: string };
+
+export type RtmpServer = {
+  readonly port: number;
+  publisherFor(streamKey: string): RtmpPublisher | undefined;
+  /** Ends every session and the listener; resolves within about a second. */
+  close(): Promise<void>;
+};
+
+export type RtmpServerOptions = {
+  port: number;
+  host?: string;
+  /** The stream key check. The encoder hears nothing until it answers. */
+  authorize(streamKey: string, info: { remoteAddress: string }): Promise<PublishDecision>;
+  onPublish(publisher: RtmpPublisher): void;
+  log: Logger;
+  /** A publisher connected but sending no media is closed after this long. Default 10 s. */
+  mediaInactivityTimeoutMs?: number;
+  /** Bytes queued for a reader (the packager) that fell behind before it is disconnected. Default 64 MiB. */
+  maxReaderBacklogBytes?: number;
+};
+
+const DEFAULT_MEDIA_INACTIVITY_TIMEOUT_MS = 10_000;
+// A publish of a key that is already live is refused while the live one sent media this recently;
+// past it, the old session is taken to be a dead connection not yet noticed, and is replaced.
+const LIVE_PUBLISHER_SILENCE_MS = 5_000;
+const AUTHORIZE_TIMEOUT_MS = 10_000;
+// NMS pings keep its own idle timeout from ever firing on a connected client.
+const IDLE_CONNECTION_TIMEOUT_MS = 30_000;
+const CLOSE_WAIT_MS = 1_500;
+
+const REFUSED_KEY = 'NetStream.Publish.Unauthorized';
+const BAD_NAME = 'NetStream.Publish.BadName';
+
+// node-media-server keeps its sessions in module-global maps, so two servers in one process would
+// see each other's streams.
+const serverSlot = processSingleton('rtmp-ingest-server', () => ({ running: false }));
+
+export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpServer> {
+  const readHost = localReadHost(options.host);
+  if (serverSlot.running) throw new Error('an RTMP server is already running in this process');
+  serverSlot.running = true;
+  silenceNodeMediaServer();
+  clearNodeMediaServerContext();
+
+  const log = options.log;
+  const inactivityMs = options.mediaInactivityTimeoutMs ?? DEFAULT_MEDIA_INACTIVITY_TIMEOUT_MS;
+  const connections = new Set<RtmpConnection>();
+  const publishersByKey = new Map<string, LivePublisher>();
+  const publishersByConnection = new Map<RtmpConnection, LivePublisher>();
+  let port = options.port;
+  let closing: Promise<void> | undefined;
+
+  const refuse = (connection: RtmpConnection, reason: string, code: string): void => {
+    connection.log.info({ reason }, 'publish refused');
+    connection.refusePublish(`publish refused: ${reason}`, { code, description: reason });
+  };
+
+  async function decidePublish(connection: RtmpConnection, app: string, streamName: string): Promise<void> {
+    const target = parseStreamTarget(app, streamName);
+    if (!target.ok) return refuse(connection, target.reason, BAD_NAME);
+    const { streamKey } = target;
+    const remoteAddress = normalizeAddress(connection.socket.remoteAddress);
+    connection.log = connection.log.child({ streamKey: redactStreamKey(streamKey) });
+
+    let decision: PublishDecision;
+    try {
+      decision = await withTimeout(options.authorize(streamKey, { remoteAddress }), AUTHORIZE_TIMEOUT_MS, 'stream key check timed out');
+    } catch (error) {
+      connection.log.error({ error: withoutStreamKey(errorMessage(error), streamKey) }, 'stream key check failed');
+      decision = { accept: false, reason: 'stream key check failed' };
+    }
+    if (closing || !connection.hasPendingPublish) return;
+    if (!decision.accept) return refuse(connection, withoutStreamKey(decision.reason, streamKey), REFUSED_KEY);
+
+    const current = publishersByKey.get(streamKey);
+    if (current) {
+      const silentMs = Date.now() - current.lastMediaAt();
+      if (silentMs < LIVE_PUBLISHER_SILENCE_MS) return refuse(connection, 'stream key already publishing', BAD_NAME);
+      current.connection.log.info({ silentMs, by: connection.id }, 'publish taken over by a new connection');
+      current.close(`taken over by a new publish after ${silentMs} ms without media`);
+    }
+    if (!connection.acceptPublish()) {
+      connection.log.info({ reason: connection.closeReason }, 'publisher left before its publish started');
+      return;
+    }
+    const readUrl = `rtmp://${readHost}:${port}/${RTMP_APP}/${streamKey}`;
+    const publisher = new LivePublisher(connection, streamKey, remoteAddress, readUrl);
+    publishersByKey.set(streamKey, publisher);
+    publishersByConnection.set(connection, publisher);
+    connection.log.info('publish started');
+    try {
+      options.onPublish(publisher);
+    } catch (error) {
+      connection.log.error({ error: withoutStreamKey(errorMessage(error), streamKey) }, 'onPublish failed');
+    }
+  }
+
+  const events: RtmpConnectionEvents = {
+    publishRequested(connection, { app, streamName }) {
+      decidePublish(connection, app, streamName).catch((error: unknown) => {
+        connection.log.error({ error: errorMessage(error) }, 'publish decision failed');
+        connection.destroy('publish decision failed');
+      });
+    },
+
+    playRequested(connection, { app, streamName }): StatusNotice | undefined {
+      if (!isLoopbackAddress(connection.socket.remoteAddress ?? '')) {
+        connection.log.warn('remote rtmp play refused');
+        return { code: 'NetStream.Play.Failed', description: 'playback is not offered over RTMP' };
+      }
+      const target = parseStreamTarget(app, streamName);
+      if (!target.ok) return { code: 'NetStream.Play.StreamNotFound', description: target.reason };
+      connection.log = connection.log.child({ streamKey: redactStreamKey(target.streamKey), role: 'reader' });
+      connection.log.debug('rtmp reader attached');
+      return undefined;
+    },
+
+    mediaMessage(connection, kind, body) {
+      const publisher = publishersByConnection.get(connection);
+      if (!publisher) return false;
+      const problem = kind === 'video' ? videoCodecProblem(body) : audioCodecProblem(body);
+      if (problem) {
+        publisher.close(problem);
+        return false;
+      }
+      try {
+        publisher.recordMedia(kind, body);
+      } catch (error) {
+        publisher.close(`${kind} configuration unreadable: ${errorMessage(error)}`);
+        return false;
+      }
+      return true;
+    },
+
+    unpublished(connection) {
+      const publisher = publishersByConnection.get(connection);
+      if (!publisher) return;
+      publishersByConnection.delete(connection);
+      if (publishersByKey.get(publisher.streamKey) === publisher) publishersByKey.delete(publisher.streamKey);
+      const reason = connection.closeReason ?? 'publisher unpublished';
+      publisher.end(reason);
+      connection.log.info({ reason, durationMs: Date.now() - publisher.connectedAt }, 'publish ended');
+      // An encoder that unpublished is about to hang up; nothing else happens on its connection.
+      if (connection.closeReason === undefined) setImmediate(() => connection.close(reason));
+    },
+
+    closed(connection) {
+      connections.delete(connection);
+      connection.log.debug({ reason: connection.closeReason }, 'rtmp connection closed');
+    },
+  };
+
+  const tcp = createServer((socket) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    const connection = new RtmpConnection(socket, events, log, options.maxReaderBacklogBytes);
+    connection.log = log.child({ rtmpSession: connection.id, remoteAddress: normalizeAddress(socket.remoteAddress) });
+    connections.add(connection);
+    connection.run();
+    setTimeout(() => {
+      if (!connection.isPublishing && !connection.hasPendingPublish && !connection.isPlaying && !connection.isIdling) {
+        connection.close(`neither published nor played within ${IDLE_CONNECTION_TIMEOUT_MS} ms`);
+      }
+    }, IDLE_CONNECTION_TIMEOUT_MS).unref();
+  });
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const publisher of publishersByKey.values()) {
+        const silentMs = now - publisher.lastMediaAt();
+        if (silentMs > inactivityMs) {
+          publisher.close(`no media for ${silentMs} ms`);
+        } else if (!publisher.isMediaKnown && now - publisher.connectedAt > inactivityMs) {
+          publisher.close(`no H.264 or AAC configuration within ${inactivityMs} ms of publishing`);
+        }
+      }
+    },
+    Math.max(100, Math.min(1_000, inactivityMs / 4)),
+  );
+  sweep.unref();
+
+  try {
+    port = await listen(tcp, options.port, options.host);
+  } catch (error) {
+    clearInterval(sweep);
+    serverSlot.running = false;
+    throw error;
+  }
+  tcp.on('error', (error) => log.error({ error: error.message }, 'rtmp listener error'));
+  log.info({ port }, 'rtmp ingest listening');
+
+  const close = async (): Promise<void> => {
+    clearInterval(sweep);
+    const listenerClosed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+    for (const connection of [...connections]) connection.destroy('server closed');
+    await Promise.race([listenerClosed, delay(CLOSE_WAIT_MS)]);
+    clearNodeMediaServerContext();
+    serverSlot.running = false;
+    log.info({ port }, 'rtmp ingest closed');
+  };
+
+  return {
+    get port() {
+      return port;
+    },
+    publisherFor: (streamKey) => publishersByKey.get(streamKey),
+    close: () => (closing ??= close()),
+  };
+}
+
+function listen(server: Server, port: number, host: string | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,85 @@
+import { getDb } from '../../db/client';
+import { recordingAssetSettings } from '../../schemas/live-stream';
+import { insertAsset } from '../assets/insert-asset';
+import { recordLiveStreamEvent } from '../live-streams/live-stream-events';
+
+// The database side of a broadcast's lifecycle, each step one transaction with its webhook, in
+// Mux's order: connected → recording (with the recording asset's video.asset.created) → active →
+// disconnected (→ connected … on a reconnect) → idle.
+
+const RECENT_ASSETS_KEPT = 10;
+
+const parseIds = (json: string): string[] => {
+  const parsed: unknown = JSON.parse(json);
+  return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
+};
+
+export const markConnected = async (liveStreamId: string, ingestNodeId: string, firstConnection: boolean): Promise<void> => {
+  const now = new Date();
+  await getDb().$transaction(async (tx) => {
+    await tx.liveStream.update({
+      where: { id: liveStreamId },
+      data: { connectedAt: now, ingestNodeId, ...(firstConnection && { broadcastStartedAt: now }) },
+    });
+    await recordLiveStreamEvent(tx, 'video.live_stream.connected', liveStreamId, { connected: true, recording: !firstConnection });
+  });
+};
+
+/**
+ * The first media of a broadcast arrived: its recording asset is created (when the stream has
+ * new_asset_settings), then the stream is active. Returns the asset's playback IDs.
+ */
+export const markRecordingAndActive = async ({
+  liveStreamId,
+  assetId,
+}: {
+  liveStreamId: string;
+  assetId: string | null;
+}): Promise<Array<{ id: string; policy: string }>> =>
+  getDb().$transaction(async (tx) => {
+    const stream = await tx.liveStream.findUnique({ where: { id: liveStreamId } });
+    if (!stream) return [];
+    let playbackIds: Array<{ id: string; policy: string }> = [];
+    if (assetId && stream.newAssetSettingsJson) {
+      const settings = recordingAssetSettings(stream.newAssetSettingsJson);
+      const asset = await insertAsset(tx, { settings, inputs: [], ingestType: 'live_rtmp', test: stream.test, assetId, liveStreamId });
+      playbackIds = asset.playbackIds;
+      const recent = [...parseIds(stream.recentAssetIdsJson), assetId].slice(-RECENT_ASSETS_KEPT);
+      await tx.liveStream.update({ where: { id: liveStreamId }, data: { activeAssetId: assetId, recentAssetIdsJson: JSON.stringify(recent) } });
+    }
+    await recordLiveStreamEvent(tx, 'video.live_stream.recording', liveStreamId, { connected: true, recording: true });
+    const activated = await tx.liveStream.updateMany({ where: { id: liveStreamId, status: 'idle' }, data: { status: 'active' } });
+    if (activated.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.active', liveStreamId, { connected: true, recording: true });
+    return playbackIds;
+  });
+
+export const markDisconnected = async (liveStreamId: string): Promise<void> => {
+  await getDb().$transaction(async (tx) => {
+    const updated = await tx.liveStream.updateMany({ where: { id: liveStreamId, connectedAt: { not: null } }, data: { connectedAt: null } });
+    if (updated.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.disconnected', liveStreamId, { connected: false, recording: false });
+  });
+};
+
+/**
+ * The broadcast is over (reconnect window elapsed, complete, disable, maximum duration, or a
+ * restart): the stream goes idle — a disabled one stays disabled — and the recording stops being
+ * live; finalize-recording.ts then makes it an on-demand asset.
+ */
+export const markBroadcastEnded = async ({ liveStreamId, assetId }: { liveStreamId: string; assetId: string | null }): Promise<void> => {
+  await getDb().$transaction(async (tx) => {
+    const wasConnected = await tx.liveStream.updateMany({ where: { id: liveStreamId, connectedAt: { not: null } }, data: { connectedAt: null } });
+    if (wasConnected.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.disconnected', liveStreamId, { connected: false, recording: false });
+    await tx.liveStream.updateMany({
+      where: { id: liveStreamId },
+      data: { activeAssetId: null, broadcastStartedAt: null, ingestNodeId: null },
+    });
+    const idle = await tx.liveStream.updateMany({ where: { id: liveStreamId, status: 'active' }, data: { status: 'idle' } });
+    if (idle.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.idle', liveStreamId, { connected: false, recording: false });
+    if (assetId) {
+      await tx.asset.updateMany({
+        where: { id: assetId },
+        data: { isLive: false, progressState: 'ingesting' },
+      });
+    }
+  });
+};

@@ -1,0 +1,222 @@
+import { mkdir, rm } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { readFragmentTimings, readInitTracks, readTrackDefaults, type InitTrack, type TrackFragmentDefaults } from '../../media/live/fragment-timing';
+import type { LiveRung } from '../../media/live/live-ladder';
+import type { LiveSegmenterEvent } from '../../media/live/live-segmenter';
+import type { LiveVariant } from '../../media/live/live-playlists';
+import type { LatencyMode } from '../../schemas/live-stream';
+import { appendIndexLine, connectionDirectory, liveInitPath, liveSegmentPath, writeFileAtomically } from './live-files';
+import { startLivePackager, type LivePackager } from './live-packager';
+import { LiveTimeline } from './live-timeline';
+import { LATENCY_PROFILES, type LatencyProfile } from './latency-profiles';
+
+// A broadcast: what one live stream sends from its first connection until it goes idle, across
+// reconnects within its reconnect window. It owns the packager of the current connection and the
+// renditions' timelines players read; the runtime (live-runtime.ts) owns its lifecycle.
+
+type Connection = {
+  index: number;
+  startedAtMs: number;
+  packager: LivePackager;
+  /** Per rung: media seconds of this connection already in complete segments. */
+  cursorSeconds: number[];
+  /** Per rung: the first segment of this connection is still to come (it carries the discontinuity). */
+  firstSegmentPending: boolean[];
+  /** Wall clock of the connection's first media (see anchorOf); null until its first fragment. */
+  anchorMs: number | null;
+};
+
+const BEHIND_WARNING_SECONDS = 3;
+
+type RungInfo = { tracks: InitTrack[]; defaults: Map<number, TrackFragmentDefaults>; peakBitsPerSecond: number };
+
+export class Broadcast {
+  readonly profile: LatencyProfile;
+  readonly timelines: LiveTimeline[];
+  private readonly rungInfo: Array<RungInfo | null>;
+  private connection: Connection | null = null;
+  private connectionCount = 0;
+  private writes: Promise<void> = Promise.resolve();
+  private ended = false;
+  private onFirstSegments: (() => void) | null = null;
+  private behindWarned = false;
+
+  constructor(
+    readonly liveStreamId: string,
+    readonly assetId: string | null,
+    readonly broadcastId: string,
+    readonly latencyMode: LatencyMode,
+    readonly rungs: LiveRung[],
+    readonly directory: string,
+    private readonly log: Logger,
+  ) {
+    this.profile = LATENCY_PROFILES[latencyMode];
+    this.timelines = rungs.map((rung) => new LiveTimeline(rung.name, this.profile.segmentSeconds));
+    this.rungInfo = rungs.map(() => null);
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Playable once every rendition has a segment. */
+  get isPlayable(): boolean {
+    return this.timelines.every((timeline) => timeline.segments.length > 0);
+  }
+
+  /** Calls back once, when every rendition has its first segment. */
+  whenPlayable(callback: () => void): void {
+    if (this.isPlayable) callback();
+    else this.onFirstSegments = callback;
+  }
+
+  /** Starts packaging a (re)connected publisher; resolves when that connection's media has ended. */
+  async connect({ readUrl, connectedAtMs, ffmpegPath, preset }: { readUrl: string; connectedAtMs: number; ffmpegPath: string; preset: string }): Promise<void> {
+    const index = this.connectionCount;
+    this.connectionCount += 1;
+    await mkdir(connectionDirectory(this.directory, index), { recursive: true });
+    const firstMsn = Math.max(...this.timelines.map((timeline) => timeline.nextMsn));
+    const connection: Connection = {
+      index,
+      startedAtMs: connectedAtMs,
+      cursorSeconds: this.rungs.map(() => 0),
+      firstSegmentPending: this.rungs.map(() => index > 0),
+      anchorMs: null,
+      packager: startLivePackager({
+        ffmpegPath,
+        readUrl,
+        rungs: this.rungs,
+        fragmentSeconds: this.profile.fragmentSeconds,
+        segmentSeconds: this.profile.segmentSeconds,
+        preset,
+        firstMsn,
+        log: this.log,
+        output: {
+          onInit: (rungIndex, init) => this.acceptInit(connection, rungIndex, init),
+          onEvents: (rungIndex, events) => this.acceptEvents(connection, rungIndex, events),
+          onDrift: (seconds) => this.noteDrift(seconds),
+        },
+      }),
+    };
+    this.connection = connection;
+    const result = await connection.packager.done;
+    for (const timeline of this.timelines) timeline.dropOpenSegment();
+    await this.writes;
+    if (this.connection === connection) this.connection = null;
+    if (result.error) this.log.warn({ connection: index, error: result.error }, 'live packager stopped with an error');
+  }
+
+  /** Stops the current connection's packager (the publisher is closed by the caller). */
+  disconnect(): void {
+    this.connection?.packager.stop();
+  }
+
+  /** No more connections: playlists gain EXT-X-ENDLIST. */
+  end(): void {
+    this.ended = true;
+    for (const timeline of this.timelines) timeline.end();
+  }
+
+  /** Waits until every segment written so far is on disk. */
+  flushed(): Promise<void> {
+    return this.writes;
+  }
+
+  async removeFiles(): Promise<void> {
+    await this.writes;
+    await rm(this.directory, { recursive: true, force: true });
+  }
+
+  variants(): Array<Omit<LiveVariant, 'uri'> & { rendition: string }> {
+    return this.rungs.flatMap((rung, index) => {
+      const info = this.rungInfo[index];
+      if (!info) return [];
+      const video = info.tracks.find((track) => track.kind === 'video');
+      const codecs = info.tracks.filter((track) => track.kind !== 'other').map((track) => track.codec).join(',');
+      // BANDWIDTH is the peak segment bit rate seen so far (every rendition has a segment before
+      // the playlist is served); the encoder's target only stands in until then.
+      const declared = rung.kind === 'encode' ? rung.maxRate + 128_000 : 0;
+      return [
+        {
+          rendition: rung.name,
+          bandwidth: Math.round(info.peakBitsPerSecond > 0 ? info.peakBitsPerSecond : declared),
+          codecs,
+          ...(video?.width && video.height && { resolution: { width: video.width, height: video.height } }),
+        },
+      ];
+    });
+  }
+
+  private acceptInit(connection: Connection, rungIndex: number, init: Buffer): void {
+    const rung = this.rungs[rungIndex]!;
+    this.timelines[rungIndex]!.setInit(connection.index, init);
+    const previous = this.rungInfo[rungIndex];
+    this.rungInfo[rungIndex] = { tracks: readInitTracks(init), defaults: readTrackDefaults(init), peakBitsPerSecond: previous?.peakBitsPerSecond ?? 0 };
+    this.queueWrite(() => writeFileAtomically(liveInitPath(this.directory, connection.index, rung.name), init));
+  }
+
+  private acceptEvents(connection: Connection, rungIndex: number, events: LiveSegmenterEvent[]): void {
+    const timeline = this.timelines[rungIndex]!;
+    const rung = this.rungs[rungIndex]!;
+    for (const event of events) {
+      connection.anchorMs ??= this.anchorOf(connection, rungIndex, event.type === 'part' ? event.part.bytes : event.bytes);
+      const programDateTime = new Date(connection.anchorMs + connection.cursorSeconds[rungIndex]! * 1000);
+      const discontinuity = connection.firstSegmentPending[rungIndex]!;
+      if (event.type === 'part') {
+        timeline.addPart({ msn: event.msn, connection: connection.index, programDateTime, discontinuity, part: event.part });
+        continue;
+      }
+      connection.firstSegmentPending[rungIndex] = false;
+      connection.cursorSeconds[rungIndex]! += event.durationSeconds;
+      const filePath = liveSegmentPath(this.directory, connection.index, rung.name, event.msn);
+      timeline.addSegment({ msn: event.msn, connection: connection.index, durationSeconds: event.durationSeconds, programDateTime, discontinuity, filePath, bytes: event.bytes });
+      const info = this.rungInfo[rungIndex];
+      if (info && event.durationSeconds > 0) info.peakBitsPerSecond = Math.max(info.peakBitsPerSecond, (event.bytes.length * 8) / event.durationSeconds);
+      const indexed = rungIndex === 0 ? { msn: event.msn, durationSeconds: event.durationSeconds, programDateTime: programDateTime.toISOString() } : null;
+      this.queueWrite(async () => {
+        await writeFileAtomically(filePath, event.bytes);
+        if (indexed) await appendIndexLine(this.directory, connection.index, indexed);
+      });
+      if (this.onFirstSegments && this.isPlayable) {
+        const callback = this.onFirstSegments;
+        this.onFirstSegments = null;
+        callback();
+      }
+    }
+  }
+
+  // EXT-X-PROGRAM-DATE-TIME is when a frame reached the ingest. The packager keeps the publisher's
+  // clock (-copyts), which encoders start at 0 when they publish, so the first fragment's media
+  // time after the publish was accepted dates it, however late the packager joined. A clock that
+  // did not start at 0 (it would date the media in the future) falls back to the arrival time.
+  private anchorOf(connection: Connection, rungIndex: number, fragment: Buffer): number {
+    const info = this.rungInfo[rungIndex];
+    const now = Date.now();
+    if (!info) return now;
+    const timings = readFragmentTimings(fragment, info.defaults);
+    const timed = info.tracks.find((track) => track.kind === 'video') ?? info.tracks[0];
+    const timing = timings.find((candidate) => candidate.trackId === timed?.trackId) ?? timings[0];
+    if (!timed || !timing) return now;
+    const anchor = connection.startedAtMs + (Number(timing.baseDecodeTime) / timed.timescale) * 1000;
+    const arrivedBy = now - (timing.durationTicks / timed.timescale) * 1000;
+    return anchor <= now ? anchor : arrivedBy;
+  }
+
+  // Viewers notice a packager that cannot keep up as a latency that keeps growing, then stalls;
+  // the operator is told once per broadcast what to change.
+  private noteDrift(seconds: number): void {
+    if (seconds < BEHIND_WARNING_SECONDS || this.behindWarned) return;
+    this.behindWarned = true;
+    this.log.warn(
+      { driftSeconds: Math.round(seconds * 10) / 10, renditions: this.rungs.map((rung) => rung.name) },
+      'the live packager is falling behind real time: lower LIVE_MAX_STREAMS or use a faster LIVE_X264_PRESET',
+    );
+  }
+
+  // Writes run one after another, so segments.jsonl lists segments in order and only after their file.
+  private queueWrite(write: () => Promise<void>): void {
+    this.writes = this.writes.then(write).catch((error: unknown) => {
+      this.log.error({ err: error, broadcast: this.broadcastId }, 'could not write live media');
+    });
+  }
+}

@@ -1,0 +1,111 @@
+import { open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { getDb } from '../../db/client';
+import { getEnv } from '../../env';
+import { recordingRemuxArgs, renderConcatList, type RecordingPiece } from '../../media/live/live-transcode-args';
+import { runProcess } from '../../media/run-process';
+import { isStoredFile, sourceFilePath } from '../../storage/asset-files';
+import { ingestAsset } from '../ingest/ingest-asset';
+import { markAssetErrored } from '../ingest/mark-asset-errored';
+import {
+  broadcastDirectory,
+  connectionDirectory,
+  liveInitPath,
+  liveSegmentPath,
+  readBroadcastManifest,
+  segmentIndexPath,
+  type IndexedSegment,
+} from './live-files';
+
+// Turns a finished broadcast's recording into an ordinary on-demand asset: each connection's
+// source segments (those segments.jsonl lists, so never a half-written one) are joined behind
+// their init segment into one fragmented MP4, the pieces are remuxed into one progressive MP4
+// (timestamps continuous, so the gaps between connections are not counted), and that file goes
+// through the usual ingest as the asset's source. Safe to repeat: a restart runs it again.
+
+const REMUX_TIMEOUT_MS = 30 * 60_000;
+
+const connectionsOf = async (directory: string): Promise<number[]> => {
+  const names = await readdir(directory).catch(() => [] as string[]);
+  return names
+    .map((name) => /^c(\d+)$/.exec(name)?.[1])
+    .filter((index): index is string => index !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+};
+
+// The last line may be cut short by a crash; every complete line before it stands.
+const readIndex = async (directory: string, connection: number): Promise<IndexedSegment[]> => {
+  const text = await readFile(segmentIndexPath(directory, connection), 'utf8').catch(() => '');
+  const segments: IndexedSegment[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      segments.push(JSON.parse(line) as IndexedSegment);
+    } catch {
+      break;
+    }
+  }
+  return segments;
+};
+
+// Segments are a few megabytes at most: each is read whole and appended.
+const writePiece = async (piecePath: string, files: string[]): Promise<void> => {
+  const piece = await open(piecePath, 'w');
+  try {
+    for (const file of files) await piece.write(await readFile(file));
+  } finally {
+    await piece.close();
+  }
+};
+
+export type RecordingTime = { started_at: string; duration: number; type: 'content' };
+
+/** Builds the recording's source file; returns its spans, or null when nothing was recorded. */
+const buildSourceFile = async (assetId: string, signal: AbortSignal): Promise<RecordingTime[] | null> => {
+  const env = getEnv();
+  const directory = broadcastDirectory(env.dataDir, { assetId, broadcastId: assetId });
+  const manifest = await readBroadcastManifest(directory);
+  if (!manifest) return null;
+  const pieces: RecordingPiece[] = [];
+  const times: RecordingTime[] = [];
+  for (const connection of await connectionsOf(directory)) {
+    const segments = await readIndex(directory, connection);
+    if (segments.length === 0) continue;
+    const piecePath = path.join(connectionDirectory(directory, connection), 'recording.mp4');
+    const files = [liveInitPath(directory, connection, manifest.sourceRendition), ...segments.map((segment) => liveSegmentPath(directory, connection, manifest.sourceRendition, segment.msn))];
+    await writePiece(piecePath, files);
+    const durationSeconds = segments.reduce((sum, segment) => sum + segment.durationSeconds, 0);
+    pieces.push({ path: piecePath, durationSeconds });
+    times.push({ started_at: segments[0]!.programDateTime, duration: Math.round(durationSeconds * 1000) / 1000, type: 'content' });
+  }
+  if (pieces.length === 0) return null;
+  const listFile = path.join(directory, 'recording.txt');
+  await writeFile(listFile, renderConcatList(pieces));
+  const output = `${sourceFilePath(env.dataDir, assetId)}.partial.mp4`;
+  const result = await runProcess({ command: env.ffmpegPath, args: recordingRemuxArgs({ listFile, output }), signal, timeoutMs: REMUX_TIMEOUT_MS });
+  await Promise.all([...pieces.map((piece) => piece.path), listFile].map((file) => rm(file, { force: true })));
+  if (result.exitCode !== 0) {
+    await rm(output, { force: true });
+    throw new Error(`Joining the live recording failed: ${result.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  }
+  await rename(output, sourceFilePath(env.dataDir, assetId));
+  return times;
+};
+
+export const finalizeRecording = async ({ assetId, signal, log }: { assetId: string; signal: AbortSignal; log: Logger }): Promise<void> => {
+  const env = getEnv();
+  const asset = await getDb().asset.findUnique({ where: { id: assetId }, select: { status: true } });
+  if (!asset || asset.status !== 'preparing') return;
+  if (!(await isStoredFile(sourceFilePath(env.dataDir, assetId)))) {
+    const times = await buildSourceFile(assetId, signal);
+    if (!times) {
+      await markAssetErrored({ assetId, type: 'invalid_input', messages: ['The live stream ended before any media was recorded'] });
+      return;
+    }
+    await getDb().asset.updateMany({ where: { id: assetId }, data: { recordingTimesJson: JSON.stringify(times), isLive: false } });
+    log.info({ assetId, seconds: times.reduce((sum, time) => sum + time.duration, 0), connections: times.length }, 'live recording joined');
+  }
+  await ingestAsset({ assetId, signal, log });
+};

@@ -1,0 +1,54 @@
+import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { assetDirectory } from '../../storage/asset-files';
+
+// Where a broadcast's media lives on the ingest node: under the recording asset's folder (so
+// deleting the asset removes it), or under DATA_DIR/live for a stream that keeps no recording.
+// `c{connection}/{rendition}/init.mp4` and `{msn}.m4s`, plus `c{connection}/segments.jsonl`: one
+// line per segment of the source rendition, written after its file, which is what a recording
+// (also one rebuilt after a crash) is made of.
+
+export const broadcastDirectory = (dataDir: string, recording: { assetId: string | null; broadcastId: string }): string =>
+  recording.assetId ? path.join(assetDirectory(dataDir, recording.assetId), 'live') : path.join(dataDir, 'live', recording.broadcastId);
+
+export const connectionDirectory = (broadcastDir: string, connection: number): string => path.join(broadcastDir, `c${connection}`);
+
+export const liveInitPath = (broadcastDir: string, connection: number, rendition: string): string =>
+  path.join(connectionDirectory(broadcastDir, connection), rendition, 'init.mp4');
+
+export const liveSegmentPath = (broadcastDir: string, connection: number, rendition: string, msn: number): string =>
+  path.join(connectionDirectory(broadcastDir, connection), rendition, `${msn}.m4s`);
+
+export const segmentIndexPath = (broadcastDir: string, connection: number): string =>
+  path.join(connectionDirectory(broadcastDir, connection), 'segments.jsonl');
+
+/** One line of segments.jsonl. */
+export type IndexedSegment = { msn: number; durationSeconds: number; programDateTime: string };
+
+// Published whole (temp file + rename), so a reader or a crash never sees half a segment.
+export const writeFileAtomically = async (filePath: string, bytes: Uint8Array): Promise<void> => {
+  await mkdir(path.dirname(filePath), { recursive: true });
+  const temporary = `${filePath}.partial`;
+  await writeFile(temporary, bytes);
+  await rename(temporary, filePath);
+};
+
+export const appendIndexLine = async (broadcastDir: string, connection: number, segment: IndexedSegment): Promise<void> => {
+  await appendFile(segmentIndexPath(broadcastDir, connection), `${JSON.stringify(segment)}\n`);
+};
+
+/** What a broadcast's folder holds, written when it starts: enough to rebuild its recording after a crash. */
+export type BroadcastManifest = { liveStreamId: string; latencyMode: string; sourceRendition: string; renditions: string[] };
+
+const manifestPath = (broadcastDir: string) => path.join(broadcastDir, 'broadcast.json');
+
+export const writeBroadcastManifest = (broadcastDir: string, manifest: BroadcastManifest): Promise<void> =>
+  writeFileAtomically(manifestPath(broadcastDir), Buffer.from(JSON.stringify(manifest)));
+
+export const readBroadcastManifest = async (broadcastDir: string): Promise<BroadcastManifest | null> => {
+  try {
+    return JSON.parse(await readFile(manifestPath(broadcastDir), 'utf8')) as BroadcastManifest;
+  } catch {
+    return null;
+  }
+};

@@ -1,0 +1,237 @@
+import os from 'node:os';
+import type { Logger } from 'pino';
+import { getDb } from '../../db/client';
+import type { Env } from '../../env';
+import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer } from '../../ingest/rtmp/rtmp-server';
+import { planLiveLadder } from '../../media/live/live-ladder';
+import type { LatencyMode } from '../../schemas/live-stream';
+import { generateId } from '../../utils/ids';
+import { Broadcast } from './broadcast';
+import { registerBroadcastStopper, type BroadcastStopReason } from './broadcast-control';
+import { markBroadcastEnded, markConnected, markDisconnected, markRecordingAndActive } from './broadcast-state';
+import { finalizeRecording } from './finalize-recording';
+import { broadcastDirectory, writeBroadcastManifest } from './live-files';
+import { registerLivePlayback, unregisterBroadcast, unregisterLivePlayback } from './live-registry';
+import { recoverInterruptedBroadcasts } from './recover-broadcasts';
+
+// Live on this node: the RTMP server, one session per live stream with a broadcast, and the
+// timers that end broadcasts (reconnect window, maximum continuous duration). Every state change
+// goes to the database with its webhook (broadcast-state.ts); media goes to the broadcast.
+
+type Session = {
+  broadcast: Broadcast;
+  liveStreamId: string;
+  publisher: RtmpPublisher | null;
+  connectionDone: Promise<void>;
+  reconnectWindowSeconds: number;
+  reconnectTimer: NodeJS.Timeout | null;
+  durationTimer: NodeJS.Timeout | null;
+  ending: Promise<void> | null;
+  /** The live stream's own playback IDs, answered from this broadcast. */
+  streamPlaybackIds: string[];
+  assetPlaybackIds: string[];
+};
+
+export type LiveRuntime = { rtmpPort: number; close(): Promise<void> };
+
+const MEDIA_WAIT_MS = 10_000;
+const PACKAGER_RESTART_DELAY_MS = 500;
+
+export const liveNodeId = (): string => os.hostname();
+
+export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }): Promise<LiveRuntime | null> => {
+  const rtmpPort = env.live.rtmpPort;
+  if (rtmpPort === null) return null;
+  const db = getDb();
+  const sessions = new Map<string, Session>();
+  const finalizing = new Set<Promise<void>>();
+  const shutdown = new AbortController();
+
+  const finalize = (assetId: string, onReady: () => void) => {
+    const running = finalizeRecording({ assetId, signal: shutdown.signal, log: log.child({ assetId }) })
+      .then(onReady)
+      .catch((error: unknown) => {
+        if (!shutdown.signal.aborted) log.error({ err: error, assetId }, 'could not finalize a live recording');
+      })
+      .finally(() => finalizing.delete(running));
+    finalizing.add(running);
+  };
+
+  const endSession = (session: Session, reason: string): Promise<void> => {
+    session.ending ??= (async () => {
+      if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+      if (session.durationTimer) clearTimeout(session.durationTimer);
+      session.publisher?.close(reason);
+      session.broadcast.disconnect();
+      await session.connectionDone;
+      session.broadcast.end();
+      await session.broadcast.flushed();
+      sessions.delete(session.liveStreamId);
+      const { assetId } = session.broadcast;
+      await markBroadcastEnded({ liveStreamId: session.liveStreamId, assetId: session.broadcast.isPlayable ? assetId : null });
+      log.info({ liveStreamId: session.liveStreamId, reason }, 'broadcast ended');
+      if (!session.broadcast.isPlayable) {
+        unregisterBroadcast(session.broadcast);
+        await session.broadcast.removeFiles();
+        return;
+      }
+      if (assetId) {
+        finalize(assetId, () => {
+          for (const playbackId of session.assetPlaybackIds) unregisterLivePlayback(playbackId, session.broadcast);
+        });
+      }
+    })();
+    return session.ending;
+  };
+
+  const authorize = async (streamKey: string): Promise<PublishDecision> => {
+    const stream = await db.liveStream.findUnique({ where: { streamKey }, select: { id: true, status: true } });
+    if (!stream) return { accept: false, reason: 'unknown stream key' };
+    if (stream.status === 'disabled') return { accept: false, reason: 'the live stream is disabled' };
+    const session = sessions.get(stream.id);
+    if (session?.ending) return { accept: false, reason: 'the previous broadcast is still ending' };
+    if (!session && sessions.size >= env.live.maxStreams) return { accept: false, reason: `this node already takes ${env.live.maxStreams} broadcasts (LIVE_MAX_STREAMS)` };
+    return { accept: true };
+  };
+
+  // A packager that stops while its publisher is still connected (ffmpeg crashed, its reader fell
+  // too far behind) is started again: a new connection of the broadcast, after a discontinuity,
+  // rather than a publisher sending into nothing.
+  const packageConnection = async (session: Session, publisher: RtmpPublisher, isLive: () => boolean) => {
+    let connectedAtMs = publisher.connectedAt;
+    for (;;) {
+      await session.broadcast.connect({ readUrl: publisher.readUrl, connectedAtMs, ffmpegPath: env.ffmpegPath, preset: env.live.x264Preset });
+      const stopped = () => !isLive() || session.ending !== null || session.publisher !== publisher || shutdown.signal.aborted;
+      if (stopped()) return;
+      log.warn({ liveStreamId: session.liveStreamId }, 'the live packager stopped while the publisher is still connected; starting it again');
+      await new Promise((resolve) => setTimeout(resolve, PACKAGER_RESTART_DELAY_MS));
+      if (stopped()) return;
+      connectedAtMs = Date.now();
+    }
+  };
+
+  const watchConnection = (session: Session, publisher: RtmpPublisher) => {
+    session.publisher = publisher;
+    let live = true;
+    session.connectionDone = packageConnection(session, publisher, () => live);
+    void publisher.ended.then(async ({ reason }) => {
+      live = false;
+      if (session.publisher !== publisher) return;
+      session.publisher = null;
+      session.broadcast.disconnect();
+      await session.connectionDone;
+      if (session.ending) return;
+      log.info({ liveStreamId: session.liveStreamId, reason }, 'publisher disconnected');
+      await markDisconnected(session.liveStreamId);
+      if (session.reconnectWindowSeconds <= 0 || !session.broadcast.isPlayable) {
+        await endSession(session, 'publisher disconnected');
+        return;
+      }
+      session.reconnectTimer = setTimeout(() => void endSession(session, 'reconnect window elapsed'), session.reconnectWindowSeconds * 1000);
+    });
+  };
+
+  const startBroadcast = async (publisher: RtmpPublisher): Promise<void> => {
+    const stream = await db.liveStream.findUnique({ where: { streamKey: publisher.streamKey }, include: { playbackIds: true } });
+    if (!stream) return publisher.close('the live stream was deleted');
+    const media = await Promise.race([publisher.media, new Promise<null>((resolve) => setTimeout(() => resolve(null), MEDIA_WAIT_MS))]).catch(() => null);
+    if (!media) return publisher.close('no media arrived');
+    if (!media.video && !stream.audioOnly) return publisher.close('no video: publish H.264 video (or make the live stream audio_only)');
+    const rungs = planLiveLadder(
+      { ...(media.video && !stream.audioOnly && { video: media.video }), ...(media.audio && { audio: media.audio }) },
+      { maxEncodedRungs: 2, audioOnly: stream.audioOnly },
+    );
+    const assetId = stream.newAssetSettingsJson ? generateId() : null;
+    const broadcastId = assetId ?? generateId();
+    const directory = broadcastDirectory(env.dataDir, { assetId, broadcastId });
+    await writeBroadcastManifest(directory, {
+      liveStreamId: stream.id,
+      latencyMode: stream.latencyMode,
+      sourceRendition: rungs[0]!.name,
+      renditions: rungs.map((rung) => rung.name),
+    });
+    const broadcast = new Broadcast(stream.id, assetId, broadcastId, stream.latencyMode as LatencyMode, rungs, directory, log.child({ liveStreamId: stream.id }));
+    const session: Session = {
+      broadcast,
+      liveStreamId: stream.id,
+      publisher: null,
+      connectionDone: Promise.resolve(),
+      reconnectWindowSeconds: stream.reconnectWindow,
+      reconnectTimer: null,
+      durationTimer: setTimeout(() => void endSession(session, 'max_continuous_duration reached'), stream.maxContinuousDuration * 1000),
+      ending: null,
+      streamPlaybackIds: stream.playbackIds.map((playbackId) => playbackId.id),
+      assetPlaybackIds: [],
+    };
+    sessions.set(stream.id, session);
+    for (const playbackId of stream.playbackIds) {
+      registerLivePlayback(playbackId.id, { broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'sliding' });
+    }
+    await markConnected(stream.id, liveNodeId(), true);
+    log.info({ liveStreamId: stream.id, renditions: rungs.map((rung) => rung.name), latencyMode: stream.latencyMode }, 'broadcast started');
+    watchConnection(session, publisher);
+    broadcast.whenPlayable(() => {
+      void markRecordingAndActive({ liveStreamId: stream.id, assetId })
+        .then((playbackIds) => {
+          session.assetPlaybackIds = playbackIds.map((playbackId) => playbackId.id);
+          for (const playbackId of playbackIds) {
+            registerLivePlayback(playbackId.id, { broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'event' });
+          }
+        })
+        .catch((error: unknown) => log.error({ err: error, liveStreamId: stream.id }, 'could not record the broadcast as active'));
+    });
+  };
+
+  const onPublish = (publisher: RtmpPublisher): void => {
+    void (async () => {
+      const stream = await db.liveStream.findUnique({ where: { streamKey: publisher.streamKey }, select: { id: true } });
+      const session = stream ? sessions.get(stream.id) : undefined;
+      if (session && !session.ending && !session.publisher) {
+        if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+        session.reconnectTimer = null;
+        await markConnected(session.liveStreamId, liveNodeId(), false);
+        log.info({ liveStreamId: session.liveStreamId }, 'publisher reconnected');
+        watchConnection(session, publisher);
+        return;
+      }
+      await startBroadcast(publisher);
+    })().catch((error: unknown) => {
+      log.error({ err: error }, 'could not start a broadcast');
+      publisher.close('internal error');
+    });
+  };
+
+  const stop = async (liveStreamId: string, reason: BroadcastStopReason): Promise<void> => {
+    const session = sessions.get(liveStreamId);
+    if (!session) return;
+    if (reason === 'reset-key') {
+      session.publisher?.close('the stream key was reset');
+      return;
+    }
+    await endSession(session, reason === 'complete' ? 'completed through the API' : reason === 'disable' ? 'disabled through the API' : 'deleted through the API');
+  };
+
+  const server: RtmpServer = await startRtmpServer({ port: rtmpPort, host: env.host, authorize, onPublish, log: log.child({ component: 'rtmp' }) });
+  registerBroadcastStopper(stop);
+  recoverInterruptedBroadcasts({ nodeId: liveNodeId(), finalize: (assetId) => finalize(assetId, () => undefined), log }).catch((error: unknown) =>
+    log.error({ err: error }, 'could not recover interrupted broadcasts'),
+  );
+
+  return {
+    rtmpPort: server.port,
+    // A shutdown keeps broadcasts as they are in the database: their packagers stop (the last
+    // complete segments are on disk) and the next start finalizes them, as after a crash.
+    close: async () => {
+      shutdown.abort();
+      registerBroadcastStopper(null);
+      for (const session of sessions.values()) {
+        if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+        if (session.durationTimer) clearTimeout(session.durationTimer);
+        session.broadcast.disconnect();
+      }
+      await server.close();
+      await Promise.all([...sessions.values()].map((session) => session.connectionDone.then(() => session.broadcast.flushed())));
+      await Promise.all(finalizing);
+    },
+  };
+};
