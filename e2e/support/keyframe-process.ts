@@ -1,12 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../lib/server/node-flags';
 import { createE2eDatabase, dropE2eDatabase, dropE2eDatabasesSync, E2E_DATABASE_URL, type E2eDatabase } from './e2e-database';
 import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
+import { freePort as getFreePort } from '../../lib/setup/free-port.mjs';
 
 // Starts one real Keyframe server process (the server bundle `npm start` runs) on a free port with a
 // fresh DATA_DIR (and, with E2E_DATABASE_URL, a fresh PostgreSQL database: see e2e-database.ts),
@@ -50,16 +50,7 @@ const KEYFRAME_VARIABLES = [
 const MAX_LOG_LINES = 2000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const getFreePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
+export { getFreePort };
 
 // Last-resort cleanup if a worker exits without running afterAll hooks (crash, Ctrl-C).
 const live = new Set<KeyframeProcess>();

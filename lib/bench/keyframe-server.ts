@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../server/node-flags';
 import { killTreeSync, ownDirectory, releaseDirectory, runCommand, spawnTracked } from './processes';
 import { errorMessage, sleep } from './stats';
+import { freePort } from '../setup/free-port.mjs';
 
 // Starts a real Keyframe server (the server bundle `npm start` runs) on a free port with
 // a fresh DATA_DIR, in its own process group, and stops it again.
@@ -41,16 +41,7 @@ export type Deployment = {
   findLogRecords(match: Record<string, string>): Array<Record<string, unknown>>;
 };
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
-    });
-  });
+export { freePort };
 
 /** Builds the Next.js app only when there is no production build at all. */
 export const ensureProductionBuild = async (repoRoot: string, log: (line: string) => void): Promise<{ built: boolean }> => {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { serveMetrics } from '../http/metrics/serve-metrics';
 import { checkHealth } from '../services/health/check-health';
+import { listen } from '../utils/listen';
 
 // A worker node serves no pages and no API, but orchestration (a load balancer, Kubernetes, systemd
 // watchdogs) still needs to ask whether it is alive: it answers GET /api/health exactly as the
@@ -23,6 +24,6 @@ export const startHealthListener = async ({ port, host }: { port: number; host: 
       () => response.writeHead(503).end(),
     );
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  await listen(server, { port, host });
   return server;
 };

@@ -37,6 +37,7 @@ import { startPlaybackWorkers, type PlaybackWorkers } from './playback-workers';
 import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
 import { serverState } from './server-state';
+import { listen } from '../utils/listen';
 
 // The process `npm start` runs. KEYFRAME_ROLE picks its parts: `all` (the default) runs everything
 // in one process; `http` the playback host and the Next.js app (API, pages); `worker` the job
@@ -73,14 +74,14 @@ const startAppServer = async (env: Env, log: Logger): Promise<AppServer> => {
   });
   if (!behindWorkers) {
     server.keepAliveTimeout = 65_000;
-    await new Promise<void>((resolve) => server.listen(env.port, env.host, resolve));
+    await listen(server, { port: env.port, host: env.host });
     return { server, playbackWorkers: null };
   }
   // Longer than the workers keep an idle connection to it, so the app never closes one under a request.
   server.keepAliveTimeout = 10 * 60_000;
   const appSocketPath = path.join(os.tmpdir(), `keyframe-app-${process.pid}.sock`);
   rmSync(appSocketPath, { force: true });
-  await new Promise<void>((resolve) => server.listen(appSocketPath, resolve));
+  await listen(server, { path: appSocketPath });
   chmodSync(appSocketPath, 0o600);
   const playbackWorkers = await startPlaybackWorkers({
     count: env.playbackWorkers,

@@ -110,6 +110,11 @@ const main = () => {
   process.on('disconnect', stop);
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // The app process reports a worker that exits before listening, and then fails to start.
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    process.stderr.write(`playback worker could not listen on ${settings.host}:${settings.port}: ${error.message}\n`);
+    process.exit(1);
+  });
   server.listen(settings.port, settings.host);
 };
 

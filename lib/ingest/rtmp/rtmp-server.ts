@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import type { Logger } from 'pino';
 import { processSingleton } from '../../utils/process-singleton';
+import { listen } from '../../utils/listen';
 import { audioCodecProblem, videoCodecProblem } from './flv-tags';
 import { clearNodeMediaServerContext, RtmpConnection, silenceNodeMediaServer, type RtmpConnectionEvents, type StatusNotice } from './rtmp-connection';
 import { LivePublisher, type RtmpPublisher } from './rtmp-publisher';
@@ -195,7 +196,7 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
   sweep.unref();
 
   try {
-    port = await listen(tcp, options.port, options.host);
+    port = await listenOn(tcp, options.port, options.host);
   } catch (error) {
     clearInterval(sweep);
     serverSlot.running = false;
@@ -223,16 +224,10 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
   };
 }
 
-function listen(server: Server, port: number, host: string | undefined): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
-    });
-  });
+async function listenOn(server: Server, port: number, host: string | undefined): Promise<number> {
+  await listen(server, { port, host });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
