@@ -18,6 +18,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const probe = (overrides: Partial<MediaProbe>): MediaProbe => ({
   formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+  probeScore: 100,
   durationSeconds: 3,
   sizeBytes: 1000,
   bitRate: null,

@@ -238,6 +238,7 @@ describe('parseProbeOutput', () => {
     for (const junk of [null, 'text', [], { streams: 'nope', format: 7 }]) {
       expect(parseProbeOutput(junk)).toEqual({
         formatName: 'unknown',
+        probeScore: null,
         durationSeconds: null,
         sizeBytes: null,
         bitRate: null,

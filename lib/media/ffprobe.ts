@@ -44,6 +44,8 @@ export type AudioStreamInfo = {
 
 export type MediaProbe = {
   formatName: string;
+  /** How sure the demuxer was of the format (0–100); 25 or less is a guess (ffmpeg: "misdetection possible"). */
+  probeScore: number | null;
   durationSeconds: number | null;
   sizeBytes: number | null;
   bitRate: number | null;
@@ -199,6 +201,7 @@ export function parseProbeOutput(json: unknown): MediaProbe {
 
   return {
     formatName: toText(format.format_name) ?? 'unknown',
+    probeScore: toNumber(format.probe_score),
     durationSeconds: toPositive(format.duration) ?? (streamDurations.length > 0 ? Math.max(...streamDurations) : null),
     sizeBytes: toNumber(format.size),
     bitRate: toPositive(format.bit_rate),

@@ -27,7 +27,7 @@ function audio(overrides: Partial<AudioStreamInfo> = {}): AudioStreamInfo {
 }
 
 function probe(streams: { video?: VideoStreamInfo[]; audio?: AudioStreamInfo[] }): MediaProbe {
-  return { formatName: 'mov,mp4,m4a,3gp,3g2,mj2', durationSeconds: 10, sizeBytes: 1, bitRate: 1, startTimeSeconds: 0, video: streams.video ?? [], audio: streams.audio ?? [] };
+  return { formatName: 'mov,mp4,m4a,3gp,3g2,mj2', probeScore: 100, durationSeconds: 10, sizeBytes: 1, bitRate: 1, startTimeSeconds: 0, video: streams.video ?? [], audio: streams.audio ?? [] };
 }
 
 const coverArt = video({ index: 1, codec: 'mjpeg', displayWidth: 3000, displayHeight: 3000, frameRate: null, isAttachedPicture: true });

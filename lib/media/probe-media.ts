@@ -16,6 +16,10 @@ const DEFAULT_PROBE_TIMEOUT_MS = 60_000;
 // Demuxers that accept things users upload by mistake: tty turns any .txt into "video".
 const TEXT_FORMATS = new Set(['tty']);
 const STILL_IMAGE_FORMAT = /(^|,)(image2|[a-z0-9]+_pipe)(,|$)/;
+// ffmpeg's AVPROBE_SCORE_RETRY: at or below it the format is only guessed from a few bytes that
+// happen to fit (about 1 in 200 files of random bytes "is" a raw H.263 stream that decodes one
+// garbage frame). Real files, raw elementary streams included, score 50 or more.
+const GUESSED_FORMAT_SCORE = 25;
 
 function unreadable(detail: string | null): MediaInputError {
   const suffix = detail ? ` (ffprobe: ${detail})` : '';
@@ -31,6 +35,9 @@ async function assertNonEmptyFile(inputPath: string): Promise<void> {
 function assertUsable(probe: MediaProbe): void {
   if (TEXT_FORMATS.has(probe.formatName)) {
     throw new MediaInputError('The input file looks like a text file, not audio or video');
+  }
+  if (probe.probeScore !== null && probe.probeScore <= GUESSED_FORMAT_SCORE) {
+    throw new MediaInputError('The input file is not in a recognised audio or video format');
   }
   const video = primaryVideo(probe);
   const audio = primaryAudio(probe);

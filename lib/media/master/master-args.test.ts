@@ -15,7 +15,7 @@ const audio = (codec: string): AudioStreamInfo => ({
   index: 1, codec, channels: 2, channelLayout: 'stereo', sampleRate: 48_000, bitRate: null, durationSeconds: 2, language: null,
 });
 const probe = (videos: VideoStreamInfo[], audios: AudioStreamInfo[]): MediaProbe => ({
-  formatName: 'x', durationSeconds: 2, sizeBytes: 1, bitRate: 1, startTimeSeconds: 0, video: videos, audio: audios,
+  formatName: 'x', probeScore: 100, durationSeconds: 2, sizeBytes: 1, bitRate: 1, startTimeSeconds: 0, video: videos, audio: audios,
 });
 
 describe('planMaster', () => {

@@ -30,6 +30,7 @@ const audio = {
 };
 const probe = (overrides: Partial<MediaProbe>): MediaProbe => ({
   formatName: 'mov,mp4,m4a,3gp,3g2,mj2',
+  probeScore: 100,
   durationSeconds: 60.021333,
   sizeBytes: 1,
   bitRate: 1,
