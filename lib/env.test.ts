@@ -65,6 +65,11 @@ describe('parseEnv', () => {
     });
   });
 
+  test('TRUSTED_PROXIES: none by default, or a comma-separated list of addresses, ranges and names', () => {
+    expect(parseEnv({}).trustedProxies).toEqual([]);
+    expect(parseEnv({ TRUSTED_PROXIES: ' loopback, 10.0.0.0/8 ,2001:db8::1' }).trustedProxies).toEqual(['loopback', '10.0.0.0/8', '2001:db8::1']);
+  });
+
   test('METRICS_TOKEN: none by default (loopback-only /metrics), or the token as given', () => {
     expect(parseEnv({}).metricsToken).toBeNull();
     expect(parseEnv({ METRICS_TOKEN: '' }).metricsToken).toBeNull();
@@ -131,6 +136,7 @@ describe('parseEnv', () => {
     [{ DATABASE_URL: 'postgres://localhost/db?schema=a;drop' }, /DATABASE_URL: schema "a;drop" must be a plain identifier/],
     [{ DATABASE_URL: 'postgres://' }, /DATABASE_URL names no PostgreSQL host/],
     [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN: must be at least 16 characters/],
+    [{ TRUSTED_PROXIES: 'loopback,proxy.example' }, /TRUSTED_PROXIES: .*proxy\.example/],
     [{ METRICS_TOKEN: 'has a space in the middle' }, /METRICS_TOKEN: must be printable ASCII without spaces/],
   ])('rejects %j with a message naming the variable', (source, message) => {
     expect(() => parseEnv(source)).toThrow(message);

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_POCKETSPHINX_MODEL_DIR } from './media/captions/pocketsphinx';
+import proxyaddr from 'proxy-addr';
 
 // The only module that reads process.env. Everything else receives configuration from here, so a
 // bad value fails fast with a message naming the variable.
@@ -73,6 +74,21 @@ const rawEnvSchema = z.object({
   FILL_IDLE_ENCODERS: booleanFlag(true),
   WEBHOOK_RETRY_BASE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(3600).default(5)),
   WEBHOOK_TIMEOUT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().positive().max(120).default(10)),
+  // Reverse proxies / CDN addresses whose X-Forwarded-For is believed (see lib/http/edge/client-address.ts).
+  TRUSTED_PROXIES: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default('')
+      .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+      .superRefine((entries, context) => {
+        try {
+          if (entries.length > 0) proxyaddr.compile(entries);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: `${(error as Error).message} (IPs, CIDR ranges, or loopback, linklocal, uniquelocal)` });
+        }
+      }),
+  ),
   ASSET_GET_RATE_PER_SECOND: positiveInt(1),
   ASSET_GET_RATE_BURST: positiveInt(5),
   // Sent by Prometheus as `Authorization: Bearer …`; long enough that guessing it is hopeless.
@@ -189,6 +205,8 @@ export type Env = {
   // When no viewer needs the encoders, encode the rest of the ladders of watched assets.
   fillIdleEncoders: boolean;
   assetGetRate: { perSecond: number; burst: number };
+  /** Proxy addresses/ranges whose X-Forwarded-For names the client; empty: the peer is the client. */
+  trustedProxies: string[];
   // First retry delay of a failed webhook delivery; each further retry doubles it (capped at 1 h).
   webhookRetryBaseMs: number;
   webhookTimeoutMs: number;
@@ -328,6 +346,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     playbackWorkerMemoryCacheBytes: raw.PLAYBACK_WORKER_MEMORY_CACHE_BYTES,
     fillIdleEncoders: raw.FILL_IDLE_ENCODERS,
     assetGetRate: { perSecond: raw.ASSET_GET_RATE_PER_SECOND, burst: raw.ASSET_GET_RATE_BURST },
+    trustedProxies: raw.TRUSTED_PROXIES,
     webhookRetryBaseMs: Math.round(raw.WEBHOOK_RETRY_BASE_SECONDS * 1000),
     webhookTimeoutMs: Math.round(raw.WEBHOOK_TIMEOUT_SECONDS * 1000),
     metricsToken: raw.METRICS_TOKEN ?? null,

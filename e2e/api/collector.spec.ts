@@ -20,7 +20,8 @@ let api: Api;
 test.beforeAll(async () => {
   server = await startKeyframe({
     label: 'collector',
-    env: { PLAYBACK_WORKERS: '1', DATA_BEACON_RATE_PER_SECOND: '1', DATA_BEACON_RATE_BURST: '5' },
+    // 127.0.0.10 plays a reverse proxy in front of Keyframe.
+    env: { PLAYBACK_WORKERS: '1', DATA_BEACON_RATE_PER_SECOND: '1', DATA_BEACON_RATE_BURST: '5', TRUSTED_PROXIES: '127.0.0.10' },
   });
   token = await server.createToken();
   api = new Api(server.baseUrl, token);
@@ -129,6 +130,25 @@ test('each client has its own rate limit (its address, passed on by the playback
   expect(refused.status).toBe(429);
   expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   expect((await postBeacon(server, body(100), { from: '127.0.0.8' })).status).toBe(200);
+});
+
+test('X-Forwarded-For names the client only when a trusted proxy (TRUSTED_PROXIES) sends it', async () => {
+  const body = (index: number) => beaconBody([simulatedView({ viewId: `proxied-${index}`, sourceUrl: 'x', videoTitle: 'Proxied' }).event('viewstart')]);
+  // From an untrusted peer the header is ignored: a new claimed address per beacon does not escape the limit.
+  const spoofed: number[] = [];
+  for (let index = 0; index < 7; index += 1) spoofed.push((await postBeacon(server, body(index), { from: '127.0.0.9', forwardedFor: `198.51.100.${index + 1}` })).status);
+  expect(spoofed.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+  expect(spoofed.slice(5)).toContain(429);
+  // Through the trusted proxy each forwarded client has a limit of its own, and the proxy's own is untouched.
+  const viaProxy = (index: number, client: string) => postBeacon(server, body(100 + index), { from: '127.0.0.10', forwardedFor: client });
+  const first: number[] = [];
+  for (let index = 0; index < 7; index += 1) first.push((await viaProxy(index, '203.0.113.1')).status);
+  expect(first.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+  expect(first.slice(5)).toContain(429);
+  // The proxy appends the peer it saw; what the client put left of it is not believed.
+  expect((await viaProxy(7, '203.0.113.3, 203.0.113.1')).status).toBe(429);
+  expect((await viaProxy(8, '203.0.113.2')).status).toBe(200);
+  expect((await viaProxy(9, '203.0.113.1, 203.0.113.4')).status).toBe(200);
 });
 
 test('views received just before SIGTERM are written before the process exits', async () => {

@@ -16,7 +16,13 @@ export type BeaconAnswer = { status: number; headers: http.IncomingHttpHeaders; 
 export const postBeacon = (
   server: KeyframeServer,
   body: string | Buffer,
-  { contentType = 'text/plain', userAgent = CHROME_UA, from = '127.0.0.1', method = 'POST' }: { contentType?: string; userAgent?: string; from?: string; method?: string } = {},
+  {
+    contentType = 'text/plain',
+    userAgent = CHROME_UA,
+    from = '127.0.0.1',
+    method = 'POST',
+    forwardedFor,
+  }: { contentType?: string; userAgent?: string; from?: string; method?: string; forwardedFor?: string } = {},
 ): Promise<BeaconAnswer> =>
   new Promise((resolve, reject) => {
     const url = new URL(server.baseUrl);
@@ -28,7 +34,13 @@ export const postBeacon = (
         method,
         localAddress: from,
         agent: false,
-        headers: { 'content-type': contentType, 'user-agent': userAgent, origin: 'http://page.example', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          'content-type': contentType,
+          'user-agent': userAgent,
+          origin: 'http://page.example',
+          'content-length': Buffer.byteLength(body),
+          ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }),
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -89,6 +89,7 @@ const startAppServer = async (env: Env, log: Logger): Promise<AppServer> => {
     port: env.port,
     host: env.host,
     appSocketPath,
+    trustedProxies: env.trustedProxies,
     multivariantsCacheable: () => multivariantsSteadyForNewViewers(),
     noteServedFiles: (files) => {
       for (const file of files) noteFileServedByWorker(file);

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AppToWorker, ServedFile, WorkerToApp } from '../http/edge/edge-protocol';
+import { compileTrustedProxies } from '../http/edge/client-address';
 import { createPlaybackWorkerHandler } from '../http/edge/playback-worker-server';
 import { WorkerAnswerCache } from '../http/edge/worker-answer-cache';
 import { HttpRequestTally } from '../metrics/http-request-tally';
@@ -10,7 +11,15 @@ import { HttpRequestTally } from '../metrics/http-request-tally';
 // come from the app, not from the operator's environment. It ends when told to, on SIGTERM, or when
 // the app is gone (its IPC channel closes).
 
-type WorkerSettings = { port: number; host: string; appSocketPath: string; cacheMaxBytes: number; cacheTtlMs: number; memoryCacheBytes: number };
+type WorkerSettings = {
+  port: number;
+  host: string;
+  appSocketPath: string;
+  cacheMaxBytes: number;
+  cacheTtlMs: number;
+  memoryCacheBytes: number;
+  trustedProxies: string[];
+};
 
 // Written by the app (lib/server/playback-workers.ts), not by an operator; checked by hand rather
 // than with zod, whose import alone costs each worker ~13 MB of resident memory.
@@ -24,7 +33,9 @@ const readSettings = (raw: string | undefined): WorkerSettings => {
     typeof parsed.appSocketPath !== 'string' ||
     !isCount(parsed.cacheMaxBytes) ||
     !isCount(parsed.cacheTtlMs) ||
-    !isCount(parsed.memoryCacheBytes)
+    !isCount(parsed.memoryCacheBytes) ||
+    !Array.isArray(parsed.trustedProxies) ||
+    !parsed.trustedProxies.every((entry) => typeof entry === 'string')
   ) {
     throw new Error('KEYFRAME_PLAYBACK_WORKER is not a valid settings object (this process is started by the Keyframe server)');
   }
@@ -60,6 +71,7 @@ const main = () => {
     cache,
     tally,
     memoryCacheBytes: settings.memoryCacheBytes,
+    trustedProxies: compileTrustedProxies(settings.trustedProxies),
     onServedFile: (file) => served.push(file),
     onError: report,
   });

@@ -33,6 +33,7 @@ export const startPlaybackWorkers = async ({
   port,
   host,
   appSocketPath,
+  trustedProxies,
   multivariantsCacheable,
   noteServedFiles,
   log,
@@ -43,13 +44,15 @@ export const startPlaybackWorkers = async ({
   port: number;
   host: string;
   appSocketPath: string;
+  /** TRUSTED_PROXIES: the workers resolve each client's address and pass it on. */
+  trustedProxies: string[];
   /** Whether a multivariant playlist answered from memory may be answered by a worker now. */
   multivariantsCacheable: () => boolean;
   /** Stored segments the workers sent from their own caches. */
   noteServedFiles: (files: ServedFile[]) => void;
   log: Logger;
 }): Promise<PlaybackWorkers> => {
-  const settings = JSON.stringify({ port, host, appSocketPath, cacheMaxBytes: 32 * 1024 * 1024, cacheTtlMs: 10_000, memoryCacheBytes });
+  const settings = JSON.stringify({ port, host, appSocketPath, cacheMaxBytes: 32 * 1024 * 1024, cacheTtlMs: 10_000, memoryCacheBytes, trustedProxies });
   cluster.setupPrimary({ ...workerEntry(), silent: false });
   const workers = new Set<Worker>();
   const pendingForgets = new Map<number, { waitingFor: Set<Worker>; done: () => void }>();

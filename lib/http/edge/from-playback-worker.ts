@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { getEnv } from '../../env';
+import { compileTrustedProxies, requestClientAddress, type TrustedProxies } from './client-address';
 import { CLIENT_ADDRESS_HEADER, EDGE_HEADER_PREFIX, TAKES_FILES_HEADER } from './edge-protocol';
 
 // The app's side of the playback workers: what a request forwarded by one of them carries. Read
@@ -22,9 +24,15 @@ export const acceptWorkerRequest = (request: IncomingMessage): void => {
   }
 };
 
-/** The address of the client that sent the request, through a playback worker or not. */
-export const clientAddressOf = (request: IncomingMessage): string | undefined =>
-  forwarded.get(request)?.clientAddress ?? request.socket.remoteAddress;
+let trustedProxies: TrustedProxies | null | undefined;
+
+/** The address of the client that sent the request, through a playback worker (which resolved it) or not. */
+export const clientAddressOf = (request: IncomingMessage): string | undefined => {
+  const fromWorker = forwarded.get(request);
+  if (fromWorker) return fromWorker.clientAddress;
+  trustedProxies ??= compileTrustedProxies(getEnv().trustedProxies);
+  return requestClientAddress(request, trustedProxies);
+};
 
 /** Whether the playback worker that forwarded this request sends stored files itself. */
 export const workerTakesFiles = (request: IncomingMessage): boolean => forwarded.get(request)?.takesFiles ?? false;

@@ -52,7 +52,7 @@ beforeEach(async () => {
   await listen(app, socketPath);
   cache = new WorkerAnswerCache({ maxBytes: 1024 * 1024, ttlMs: 60_000 });
   tally = new HttpRequestTally();
-  const handler = createPlaybackWorkerHandler({ appSocketPath: socketPath, cache, tally, memoryCacheBytes: 1024 * 1024, onServedFile: (file) => served.push(file), onError: () => undefined });
+  const handler = createPlaybackWorkerHandler({ appSocketPath: socketPath, cache, tally, memoryCacheBytes: 1024 * 1024, trustedProxies: null, onServedFile: (file) => served.push(file), onError: () => undefined });
   closeHandler = handler.close;
   worker = http.createServer(handler.handle);
   worker.on('checkContinue', handler.handle);

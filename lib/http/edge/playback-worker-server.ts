@@ -19,6 +19,7 @@ import {
 import { forwardableHeaders, forwardToApp, sendBadGateway } from './forward-to-app';
 import { HotFileBodies } from './hot-file-bodies';
 import type { CachedFile, CachedPlaylist, WorkerAnswerCache } from './worker-answer-cache';
+import { requestClientAddress, type TrustedProxies } from './client-address';
 
 // The request handler of a playback worker: one of the processes that hold the public port in
 // front of the app (see lib/server/playback-workers.ts). It answers by itself what needs no
@@ -37,6 +38,8 @@ export type WorkerServerOptions = {
   tally: HttpRequestTally;
   /** Bytes of stored files kept in memory (0: every file is read from disk). */
   memoryCacheBytes: number;
+  /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); null: the peer is the client. */
+  trustedProxies: TrustedProxies | null;
   /** A stored segment was answered from this worker's cache (the app is told in batches). */
   onServedFile: (served: ServedFile) => void;
   onError: (message: string, error: unknown) => void;
@@ -56,7 +59,6 @@ const routeOf = (path: PlaybackPath): RouteClass => {
   return path.kind === 'image' ? 'playback_image' : 'playback_playlist';
 };
 
-const clientKey = (request: IncomingMessage) => `${request.socket.remoteAddress ?? ''} ${request.headers['user-agent'] ?? ''}`;
 
 const sendCachedPlaylist = (request: IncomingMessage, response: ServerResponse, entry: CachedPlaylist): number => {
   const ifNoneMatch = request.headers['if-none-match'];
@@ -73,7 +75,9 @@ const sendCachedPlaylist = (request: IncomingMessage, response: ServerResponse, 
 // A 4 s 1080p segment is ~2 MB; anything much larger (an MP4 download) streams from disk.
 const MAX_FILE_IN_MEMORY_BYTES = 8 * 1024 * 1024;
 
-export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, memoryCacheBytes, onServedFile, onError }: WorkerServerOptions) => {
+export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, memoryCacheBytes, trustedProxies, onServedFile, onError }: WorkerServerOptions) => {
+  const clientAddress = (request: IncomingMessage) => requestClientAddress(request, trustedProxies) ?? '';
+  const clientKey = (request: IncomingMessage) => `${clientAddress(request)} ${request.headers['user-agent'] ?? ''}`;
   const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
   const openFiles = new OpenFileCache({ maxEntries: 2_000, validMs: 10_000 });
   const bodies = new HotFileBodies({ maxBytes: memoryCacheBytes, maxFileBytes: MAX_FILE_IN_MEMORY_BYTES });
@@ -171,7 +175,7 @@ export const createPlaybackWorkerHandler = ({ appSocketPath, cache, tally, memor
 
   function forward(request: IncomingMessage, response: ServerResponse, path: PlaybackPath | null, { takesFiles = path !== null } = {}) {
     const generation = cache.currentGeneration();
-    const extraHeaders = [CLIENT_ADDRESS_HEADER, request.socket.remoteAddress ?? '', ...(takesFiles ? [TAKES_FILES_HEADER, '1'] : [])];
+    const extraHeaders = [CLIENT_ADDRESS_HEADER, clientAddress(request), ...(takesFiles ? [TAKES_FILES_HEADER, '1'] : [])];
     forwardToApp(request, response, {
       socketPath: appSocketPath,
       agent,
