@@ -13,7 +13,12 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   forbidOnly: !!process.env.CI,
-  reporter: [['list'], ['html', { outputFolder: '.artifacts/report', open: 'never' }]],
+  reporter: [
+    ['list'],
+    ['html', { outputFolder: '.artifacts/report', open: 'never' }],
+    // Per-test durations of the last run, to see where the suite's time goes.
+    ['json', { outputFile: `.artifacts/${process.env.E2E_CLUSTER === '1' ? 'cluster-' : ''}timings.json` }],
+  ],
   projects: [
     {
       // Talks HTTP only (raw fetch and @mux/mux-node); no browser is launched.
