@@ -1,6 +1,6 @@
 import Mux from '@mux/mux-node';
 import { Api, expectApiError } from '../support/api';
-import { FIREFOX_UA, postBeacon, wholeViewBeacons } from '../support/beacons';
+import { beaconBody, FIREFOX_UA, postBeacon, simulatedView, wholeViewBeacons } from '../support/beacons';
 import type { AccessToken, KeyframeServer } from '../support/keyframe-server';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
@@ -135,7 +135,46 @@ test('refusals in Mux’s error shape: unknown metric, dimension or view; no cre
   expectApiError(await api.get('/data/v1/metrics/video_startup_time/overall?metric_filters[]=aggregate_startup_time>=1000'), 400, 'invalid_parameters');
   expectApiError(await api.get('/data/v1/metrics/views/overall?timeframe[]=soon'), 400, 'invalid_parameters');
   expectApiError(await api.get('/data/v1/video-views/NoSuchView'), 404, 'not_found');
+  expectApiError(await api.get('/data/v1/dimensions/planet'), 400, 'invalid_parameters');
   await expect(mux.data.metrics.getOverallValues('happiness' as 'views')).rejects.toMatchObject({ status: 400 });
   const anonymous = await fetch(`${server.baseUrl}/data/v1/video-views`);
   expect(anonymous.status).toBe(401);
+});
+
+test('dimensions and their values; errors by type with their share of views', async () => {
+  const dimensions = await mux.data.dimensions.list();
+  expect(dimensions.data.basic).toEqual(expect.arrayContaining(['asset_id', 'playback_id', 'video_title', 'browser', 'operating_system']));
+  expect(dimensions.data.advanced).toContain('player_error_code');
+  const browsers = [];
+  for await (const value of mux.data.dimensions.listValues('browser', { timeframe: ['24:hours'], limit: 1 })) browsers.push(value);
+  expect(browsers).toEqual([
+    { value: 'Chrome', total_count: 2 },
+    { value: 'Firefox', total_count: 1 },
+    { value: 'Safari', total_count: 1 },
+  ]);
+  expect((await mux.data.dimensions.listValues('asset_id')).data).toEqual([{ value: assetId, total_count: 2 }]);
+
+  expect((await mux.data.errors.list()).data).toEqual([]);
+  // A view of the asset that fails with a fatal network error.
+  const view = simulatedView({ viewId: 'data-error', sourceUrl: `${server.baseUrl}/${assetPlaybackId}.m3u8`, videoTitle: 'Broken', startedAt: Date.now() - 3_000 });
+  const failed = [view.event('viewstart'), view.event('play')];
+  view.wait(800);
+  failed.push(view.event('error', { player_error_code: 2, player_error_message: 'A network error caused the media download to fail.', player_error_severity: 'fatal' }), view.event('viewend'));
+  expect((await postBeacon(server, beaconBody(failed, view.now))).status).toBe(200);
+  await expect.poll(async () => (await mux.data.errors.list({ filters: [`asset_id:${assetId}`] })).data.length, { timeout: 15_000 }).toBe(1);
+  const errors = await mux.data.errors.list({ filters: [`asset_id:${assetId}`], timeframe: ['1:hours'] });
+  expect(errors.data).toEqual([
+    {
+      id: 2,
+      code: 2,
+      player_error_code: '2',
+      message: 'A network error caused the media download to fail.',
+      description: null,
+      notes: null,
+      count: 1,
+      percentage: 1 / 3,
+      last_seen: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    },
+  ]);
+  expect((await mux.data.videoViews.list({ error_id: 2 })).data.map((row) => row.video_title)).toEqual(['Broken']);
 });

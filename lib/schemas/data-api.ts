@@ -41,6 +41,13 @@ export const videoViewsQuerySchema = z.object({
 
 export const metricIdParams = z.object({ metricId: z.string().min(1).max(64) });
 
+export const dimensionIdParams = z.object({ dimensionId: z.string().min(1).max(64) });
+
+export const dimensionValuesQuerySchema = z.object({
+  limit: positiveInt(10_000).optional(),
+  page: positiveInt(1_000_000).optional(),
+});
+
 export const videoViewIdParams = z.object({ viewId: z.string().regex(/^[0-9A-Za-z]{1,64}$/, { error: 'video view id was invalid' }) });
 
 /** The stored row a view's shapes are made from (with its merged beacon state). */

@@ -14,6 +14,8 @@ import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { getVideoView, listVideoViews, metricBreakdown, metricOverall, metricTimeseries, viewersNow } from './data-api';
 import { Collector } from './collector';
+import { listDimensions, listDimensionValues } from './data-dimensions';
+import { listErrors } from './data-errors';
 import { closeInactiveViews, deleteViewsEndedBefore, writeViews, type StoredState } from './view-store';
 
 // The Data API over views written by the view store from mux-embed-shaped beacons, on a real
@@ -168,6 +170,45 @@ describe('Data API over stored views', () => {
     expect(await viewersNow()).toEqual({ viewers: 1 });
     expect(await viewersNow(['browser:Firefox'])).toEqual({ viewers: 1 });
     expect(await viewersNow(['browser:Chrome'])).toEqual({ viewers: 0 });
+  });
+
+  test('dimensions: the basic and advanced lists; one dimension\'s values by view count, filtered and paged', async () => {
+    const { data } = listDimensions();
+    expect(data.basic).toEqual(expect.arrayContaining(['asset_id', 'playback_id', 'video_title', 'browser', 'operating_system']));
+    expect(data.advanced).toEqual(expect.arrayContaining(['browser_version', 'player_error_code']));
+    expect(data.basic.filter((name) => data.advanced.includes(name))).toEqual([]);
+    const browsers = await listDimensionValues('browser', {});
+    expect(browsers).toMatchObject({ total_row_count: 2, data: [{ value: 'Chrome', total_count: 2 }, { value: 'Firefox', total_count: 2 }] });
+    expect((await listDimensionValues('browser', { filters: ['operating_system:Windows'] })).data).toEqual([{ value: 'Firefox', total_count: 2 }]);
+    expect((await listDimensionValues('browser', { limit: 1, page: 2 })).data).toEqual([{ value: 'Firefox', total_count: 2 }]);
+    // Views of an unknown source have no asset: no null value is listed.
+    expect((await listDimensionValues('asset_id', {})).data).toEqual([{ value: ASSET_ID, total_count: 3 }]);
+    await expect(listDimensionValues('country', {})).rejects.toThrow(ApiError);
+  });
+
+  test('errors: one row per error type among the filtered views, its share of them, latest message', async () => {
+    const failing = async (viewId: string, code: string, message: string, offsetMs: number) => {
+      const view = simulatedView({ viewId, sourceUrl: `http://localhost:3000/${PLAYBACK_ID}.m3u8`, videoTitle: 'Broken clip', startedAt: Date.now() - 5_000 + offsetMs });
+      const events = [view.event('viewstart'), view.event('play')];
+      view.wait(500);
+      events.push(view.event('error', { player_error_code: code, player_error_message: message, player_error_severity: 'fatal' }), view.event('viewend'));
+      await send(viewId, events, CHROME);
+    };
+    await failing('broken-1', '2', 'network error (old message)', 0);
+    await failing('broken-2', '2', 'network error', 1_000);
+    await failing('broken-3', 'hls-manifest', 'manifest failed', 0);
+    await play({ viewId: 'broken-none', userAgent: CHROME, startup: 100, watch: 1_000, playing: 900 });
+    const all = await listErrors({});
+    expect(all.data.map((row) => [row.player_error_code, row.count])).toEqual([['2', 2], ['hls-manifest', 1]]);
+    expect(all.data[0]).toMatchObject({ id: 2, code: 2, message: 'network error', description: null, notes: null });
+    expect(all.data[0]?.last_seen).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(all.data[1]).toMatchObject({ code: null, message: 'manifest failed' });
+    // Shares of the views the filters leave: 3 broken clips of 8 views in all.
+    expect(all.data[0]?.percentage).toBeCloseTo(2 / 8);
+    const titled = await listErrors({ filters: ['video_title:Broken clip'] });
+    expect(titled.data.map((row) => row.percentage)).toEqual([2 / 3, 1 / 3]);
+    expect((await listErrors({ timeframe: ['1000', '2000'] })).data).toEqual([]);
+    await getDb().playbackView.deleteMany({ where: { viewId: { in: ['broken-1', 'broken-2', 'broken-3', 'broken-none'] } } });
   });
 });
 
