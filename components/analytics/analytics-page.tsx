@@ -8,6 +8,7 @@ import { ErrorList } from '../ui/field';
 import { AnalyticsEmptyState } from './analytics-empty-state';
 import { formatCount, formatLatency, formatPercentage, formatWatchTime } from './analytics-format';
 import { BreakdownTable } from './breakdown-table';
+import { ErrorsTable } from './errors-table';
 import { MetricChart } from './metric-chart';
 import { SummaryFigures } from './summary-figures';
 import { TimeframePicker } from './timeframe-picker';
@@ -82,6 +83,7 @@ export function AnalyticsPage() {
               </div>
             ))}
           </div>
+          <ErrorsTable timeframe={timeframe} />
         </>
       )}
     </div>

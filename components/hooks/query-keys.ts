@@ -18,6 +18,7 @@ export const queryKeys = {
   analyticsSummary: (timeframe: string) => ['analytics', 'summary', timeframe] as const,
   analyticsSeries: (timeframe: string) => ['analytics', 'timeseries', timeframe] as const,
   analyticsBreakdown: (timeframe: string, dimension: string) => ['analytics', 'breakdown', timeframe, dimension] as const,
+  analyticsErrors: (timeframe: string) => ['analytics', 'errors', timeframe] as const,
   viewersNow: ['analytics', 'viewers-now'] as const,
   analyticsMonitoring: ['analytics', 'monitoring'] as const,
   assetAnalytics: (assetId: string, timeframe: string) => ['analytics', 'asset', assetId, timeframe] as const,

@@ -7,6 +7,7 @@ import type {
   AnalyticsTimeframe,
   BreakdownDimension,
   BreakdownRowJson,
+  PlaybackErrorJson,
 } from '@/lib/schemas/dashboard-analytics';
 import { apiFetch } from './api-fetch';
 import { ANALYTICS_POLL_MS, queryKeys, VIEWERS_NOW_POLL_MS } from './query-keys';
@@ -32,6 +33,13 @@ export const useAnalyticsBreakdown = (timeframe: AnalyticsTimeframe, dimension: 
   useQuery({
     queryKey: queryKeys.analyticsBreakdown(timeframe, dimension),
     queryFn: () => analyticsGet<BreakdownRowJson[]>('breakdown', { timeframe, group_by: dimension }),
+    refetchInterval: ANALYTICS_POLL_MS,
+  });
+
+export const useAnalyticsErrors = (timeframe: AnalyticsTimeframe) =>
+  useQuery({
+    queryKey: queryKeys.analyticsErrors(timeframe),
+    queryFn: () => analyticsGet<PlaybackErrorJson[]>('errors', { timeframe }),
     refetchInterval: ANALYTICS_POLL_MS,
   });
 

@@ -153,6 +153,22 @@ test('views reported to the collector reach the analytics page and the asset pag
   await expect(embedded.locator('mux-player')).toHaveAttribute('src', new RegExp(`/${playable.playbackId}\\.m3u8$`));
   await page.getByRole('button', { name: 'Hide the embedded player' }).click();
   await expect(page.getByTestId('embed-preview')).toHaveCount(0);
+
+  // A view that ends in a fatal error is listed under Playback errors, with its share of the views.
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Analytics' }).click();
+  const errors = page.getByTestId('playback-errors');
+  await expect(errors).toContainText('No view ended in an error');
+  const failing = simulatedView({ viewId: `${runId}-error`, sourceUrl: `${keyframe.baseUrl}/${playable.playbackId}.m3u8`, startedAt: Date.now() - 3_000 });
+  const failed = [failing.event('viewstart'), failing.event('play')];
+  failing.wait(1_000);
+  failed.push(failing.event('error', { player_error_code: 3, player_error_message: 'The media could not be decoded.', player_error_severity: 'fatal' }), failing.event('viewend'));
+  await postBeacons(keyframe, CHROME_MAC, failed);
+  await expect.poll(async () => (await keyframeApi.get('/data/v1/errors')).json?.data?.length, { timeout: 15_000 }).toBe(1);
+  await page.reload();
+  const row = errors.locator('tr[data-error-id="3"]');
+  await expect(row).toContainText('The media could not be decoded.');
+  await expect(row.getByTestId('error-views')).toHaveText('1');
+  await expect(row.getByTestId('error-percentage')).toHaveText('20.0 %');
 });
 
 test('works from the keyboard and at phone width (390 px)', async ({ page }, testInfo) => {

@@ -32,6 +32,18 @@ export type AnalyticsPointJson = {
   rebuffer_percentage: number | null;
 };
 
+/** One row of the analytics page's playback errors table (the Data API's /errors, for the dashboard). */
+export type PlaybackErrorJson = {
+  id: number;
+  /** The player's error code as it reported it. */
+  code: string | null;
+  message: string | null;
+  views: number;
+  /** Share of the timeframe's views that had it (0.02 = 2 %). */
+  percentage: number;
+  last_seen: string;
+};
+
 export type AnalyticsSeriesJson = { granularity: 'minute' | 'hour' | 'day'; timeframe: [number, number]; points: AnalyticsPointJson[] };
 
 export type BreakdownRowJson = {
