@@ -107,19 +107,19 @@ describe.each(drivers)('%s object store', (kind) => {
     await expect(objects.deletePrefix(`${prefix}/ab`)).rejects.toThrow(RangeError);
   });
 
-  it('deletes a prefix holding more objects than one delete request takes', async (context) => {
+  it('lists and deletes a prefix holding more objects than one list page or delete request takes', async (context) => {
     if (kind === 'local-disk') context.skip('one rm on disk');
-    const objects = storeOrSkip(context);
+    if (!swift) context.skip('Swift is not available here');
+    // Pages of 25 (S3's are 1,000): the paging is what is under test, not the bucket's patience.
+    const objects = createS3Store({ ...s3OptionsOf(swift!), pageSize: 25 });
     const prefix = uniquePrefix();
-    const keys = Array.from({ length: 1_050 }, (_, index) => `${prefix}/hls/540p/${index}.m4s`);
-    for (let from = 0; from < keys.length; from += 50) {
-      await Promise.all(keys.slice(from, from + 50).map((key) => objects.put(key, Buffer.from('s'))));
-    }
-    expect(await objects.listFolder(`${prefix}/hls/540p/`)).toHaveLength(keys.length);
+    const keys = Array.from({ length: 110 }, (_, index) => `${prefix}/hls/540p/${index}.m4s`);
+    await Promise.all(keys.map((key) => objects.put(key, Buffer.from('s'))));
+    expect((await objects.listFolder(`${prefix}/hls/540p/`)).sort()).toEqual(keys.map((key) => key.slice(`${prefix}/hls/540p/`.length)).sort());
     await objects.deletePrefix(`${prefix}/`);
-    expect(await objects.stat(keys[0]!)).toBeNull();
-    expect(await objects.stat(keys.at(-1)!)).toBeNull();
-  }, 120_000);
+    expect(await objects.listFolder(`${prefix}/hls/540p/`)).toEqual([]);
+    objects.close();
+  });
 
   it('never shows a reader a partial object while a large put is under way', async (context) => {
     const objects = storeOrSkip(context);

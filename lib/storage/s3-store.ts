@@ -19,14 +19,16 @@ export type S3StoreOptions = {
   accessKeyId: string;
   secretAccessKey: string;
   forcePathStyle: boolean;
+  /** Keys per list page and per DeleteObjects request: S3's maximum unless a test wants several pages cheaply. */
+  pageSize?: number;
 };
 
 // Parts uploaded at once by a multipart upload, and their size: at most 4 × 16 MiB in memory per
 // large upload. Files up to one part go up in a single PUT.
 const PART_SIZE = 16 * 1024 ** 2;
 const PARTS_IN_FLIGHT = 4;
-// DeleteObjects takes at most this many keys per request.
-const DELETE_BATCH = 1000;
+// DeleteObjects takes at most this many keys per request, and ListObjectsV2 answers at most as many.
+const MAX_PAGE_SIZE = 1000;
 
 const isNotFound = (error: unknown): boolean => {
   const failure = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
@@ -48,6 +50,7 @@ type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
   const { bucket } = options;
+  const pageSize = Math.min(options.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
   let client: S3Client | undefined;
   let connecting: Promise<{ client: S3Client; sdk: Sdk }> | undefined;
   const connect = () =>
@@ -172,7 +175,7 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
       let continuationToken: string | undefined;
       do {
         const listed = await client.send(
-          new sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: continuationToken }),
+          new sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, Delimiter: '/', ContinuationToken: continuationToken, MaxKeys: pageSize }),
         );
         for (const object of listed.Contents ?? []) if (object.Key) names.push(object.Key.slice(prefix.length));
         continuationToken = listed.IsTruncated ? listed.NextContinuationToken : undefined;
@@ -188,7 +191,7 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
       // token would point at on some servers.
       let previousFirst: string | undefined;
       for (;;) {
-        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: DELETE_BATCH }));
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize }));
         const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [object.Key] : []));
         if (keys.length === 0) return;
         if (keys[0] === previousFirst) throw new Error(`S3 DeleteObjects left ${keys[0]} in place`);
