@@ -164,11 +164,14 @@ test('views reported to the collector reach the analytics page and the asset pag
   failed.push(failing.event('error', { player_error_code: 3, player_error_message: 'The media could not be decoded.', player_error_severity: 'fatal' }), failing.event('viewend'));
   await postBeacons(keyframe, CHROME_MAC, failed);
   await expect.poll(async () => (await keyframeApi.get('/data/v1/errors')).json?.data?.length, { timeout: 15_000 }).toBe(1);
+  // Of 5 or 6 views: the embedded player shown above may have reported one of its own.
+  const totalViews = Number((await keyframeApi.get('/data/v1/metrics/views/overall')).json?.data?.total_views);
+  expect([5, 6]).toContain(totalViews);
   await page.reload();
   const row = errors.locator('tr[data-error-id="3"]');
   await expect(row).toContainText('The media could not be decoded.');
   await expect(row.getByTestId('error-views')).toHaveText('1');
-  await expect(row.getByTestId('error-percentage')).toHaveText('20.0 %');
+  await expect(row.getByTestId('error-percentage')).toHaveText(`${((1 / totalViews) * 100).toFixed(1)} %`);
 });
 
 test('works from the keyboard and at phone width (390 px)', async ({ page }, testInfo) => {
