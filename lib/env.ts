@@ -1,8 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { DEFAULT_POCKETSPHINX_MODEL_DIR } from './media/captions/pocketsphinx';
-import proxyaddr from 'proxy-addr';
 
 // The only module that reads process.env. Everything else receives configuration from here, so a
 // bad value fails fast with a message naming the variable.

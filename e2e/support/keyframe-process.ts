@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../../lib/server/node-flags';
+import { freePort as getFreePort } from '../../lib/setup/free-port.mjs';
 import { createE2eDatabase, dropE2eDatabase, dropE2eDatabasesSync, E2E_DATABASE_URL, type E2eDatabase } from './e2e-database';
 import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
-import { freePort as getFreePort } from '../../lib/setup/free-port.mjs';
 
 // Starts one real Keyframe server process (the server bundle `npm start` runs) on a free port with a
 // fresh DATA_DIR (and, with E2E_DATABASE_URL, a fresh PostgreSQL database: see e2e-database.ts),

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../server/node-flags';
+import { freePort } from '../setup/free-port.mjs';
 import { killTreeSync, ownDirectory, releaseDirectory, runCommand, spawnTracked } from './processes';
 import { errorMessage, sleep } from './stats';
-import { freePort } from '../setup/free-port.mjs';
 
 // Starts a real Keyframe server (the server bundle `npm start` runs) on a free port with
 // a fresh DATA_DIR, in its own process group, and stops it again.

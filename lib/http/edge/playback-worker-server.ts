@@ -16,10 +16,10 @@ import {
   type EdgeForget,
   type ServedFile,
 } from './edge-protocol';
+import { requestClientAddress, type TrustedProxies } from './client-address';
 import { forwardableHeaders, forwardToApp, sendBadGateway } from './forward-to-app';
 import { HotFileBodies } from './hot-file-bodies';
 import type { CachedFile, CachedPlaylist, WorkerAnswerCache } from './worker-answer-cache';
-import { requestClientAddress, type TrustedProxies } from './client-address';
 
 // The request handler of a playback worker: one of the processes that hold the public port in
 // front of the app (see lib/server/playback-workers.ts). It answers by itself what needs no
@@ -58,7 +58,6 @@ const routeOf = (path: PlaybackPath): RouteClass => {
   if (path.kind === 'static-rendition' || path.kind === 'text-track') return 'playback_static';
   return path.kind === 'image' ? 'playback_image' : 'playback_playlist';
 };
-
 
 const sendCachedPlaylist = (request: IncomingMessage, response: ServerResponse, entry: CachedPlaylist): number => {
   const ifNoneMatch = request.headers['if-none-match'];

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import type { Logger } from 'pino';
-import { processSingleton } from '../../utils/process-singleton';
 import { listen } from '../../utils/listen';
+import { processSingleton } from '../../utils/process-singleton';
 import { audioCodecProblem, videoCodecProblem } from './flv-tags';
 import { clearNodeMediaServerContext, RtmpConnection, silenceNodeMediaServer, type RtmpConnectionEvents, type StatusNotice } from './rtmp-connection';
 import { LivePublisher, type RtmpPublisher } from './rtmp-publisher';
