@@ -52,7 +52,8 @@ export function RenditionLadder({ assetId, ready }: { assetId: string; ready: bo
           {renditions.data.map((rendition) => (
             <li key={rendition.name} className="rounded-md border border-zinc-200 bg-white px-3 py-2" data-rendition={rendition.name}>
               <div className="flex flex-wrap items-baseline justify-between gap-2">
-                <span className="font-medium">{rendition.name}</span>
+                {/* An audio rendition is named after its track id: 50 characters with no break. */}
+                <span className="min-w-0 font-medium break-all">{rendition.name}</span>
                 <span className="text-xs text-zinc-600" data-testid="encoded-count">
                   {rendition.encoded_segments.length} of {rendition.segment_count} segments encoded
                   {rendition.listed ? '' : ' · not listed yet'}

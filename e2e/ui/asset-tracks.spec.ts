@@ -297,7 +297,15 @@ test('works from the keyboard and at phone width (390 px)', async ({ page }, tes
   await expect(row).toHaveCount(0);
 
   await expect(tracksPanel(page).locator('li[data-track-type="audio"]')).toHaveCount(2);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 'the asset page fits 390 px').toBeLessThanOrEqual(0);
+  const overflow = await page.evaluate(() => ({
+    by: document.documentElement.scrollWidth - window.innerWidth,
+    // What sticks out, to say why when it does.
+    wide: [...document.querySelectorAll('body *')]
+      .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .slice(0, 8)
+      .map((element) => `${element.tagName.toLowerCase()}.${(element.getAttribute('class') ?? '').slice(0, 60)} right=${Math.round(element.getBoundingClientRect().right)} ${(element.textContent ?? '').slice(0, 40)}`),
+  }));
+  expect(overflow.by, `the asset page fits 390 px; wider: ${overflow.wide.join(' | ')}`).toBeLessThanOrEqual(0);
   await tracksPanel(page).scrollIntoViewIfNeeded();
   await screenshot(page, testInfo, 'mobile-asset-tracks');
 });
