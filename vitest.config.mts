@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ['lib/**/*.test.ts'],
     environment: 'node',
+    setupFiles: ['lib/server/install-test-runtime.ts'],
     testTimeout: 30_000,
     pool: 'forks',
     // Vite puts its own BASE_URL ("/") into process.env, which collides with Keyframe's variable.

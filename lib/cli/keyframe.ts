@@ -10,6 +10,8 @@ import { listWebhookEndpoints } from '../services/webhooks/list-webhook-endpoint
 import { isApiError } from '../errors/api-error';
 import { createUser } from '../services/users/create-user';
 import { prepareDatabase } from '../server/prepare-database';
+import { createNodeRuntime } from '../server/create-node-runtime';
+import { installNodeRuntime } from '../runtime/node-runtime';
 
 // `npm run --silent keyframe -- <command>`: headless administration against the same DATA_DIR /
 // DATABASE_URL as the server (safe while it runs). With --json only JSON is printed on stdout.
@@ -149,6 +151,7 @@ const runCommand = async (positionals: string[], values: Values): Promise<Output
 };
 
 const main = async () => {
+  installNodeRuntime(createNodeRuntime());
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     options: {

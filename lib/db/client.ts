@@ -1,7 +1,7 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { getEnv, type DatabaseConfig } from '../env';
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 import { PrismaClient } from './generated/client';
 import { PrismaClient as PostgresPrismaClient } from './generated-pg/client';
 import type { SameModels } from './same-models';
@@ -17,20 +17,28 @@ void postgresClientHasTheSameModels;
 
 export type DatabaseProvider = DatabaseConfig['provider'];
 
-// Which dialect a client speaks, for the few queries lib/db writes per provider. Shared
-// process-wide: the server bundle makes getDb()'s client and Next.js's bundle (its own copy of
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** The client for the database DATABASE_URL names. */
+    db: Db;
+  }
+}
+
+// Which dialect a client speaks, for the few queries lib/db writes per provider. Kept on the
+// client itself: the server bundle makes getDb()'s client and Next.js's bundle (its own copy of
 // this module) asks about it.
-const providers = () => processSingleton('prisma-client-providers', () => new WeakMap<Db, DatabaseProvider>());
+const PROVIDER = Symbol.for('keyframe.database-provider');
+type WithProvider = { [PROVIDER]?: DatabaseProvider };
 
 export const databaseProviderOf = (db: Db): DatabaseProvider => {
-  const provider = providers().get(db);
+  const provider = (db as WithProvider)[PROVIDER];
   if (!provider) throw new Error('This Prisma client was not made by createDb(); its SQL dialect is unknown');
   return provider;
 };
 
 export const createDb = (database: DatabaseConfig): Db => {
   const db = createClient(database);
-  providers().set(db, database.provider);
+  Object.defineProperty(db, PROVIDER, { value: database.provider });
   return db;
 };
 
@@ -51,5 +59,6 @@ const createClient = (database: DatabaseConfig): Db => {
   return new PrismaClient({ adapter });
 };
 
-// One client per process, for the database DATABASE_URL names.
-export const getDb = (): Db => processSingleton('prisma', () => createDb(getEnv().database));
+export const createDefaultDb = (): Db => createDb(getEnv().database);
+
+export const getDb = (): Db => nodeRuntime().db;

@@ -38,6 +38,8 @@ import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
 import { serverState } from './server-state';
 import { listen } from '../utils/listen';
+import { hasNodeRuntime, installNodeRuntime } from '../runtime/node-runtime';
+import { createNodeRuntime } from './create-node-runtime';
 
 // The process `npm start` runs. KEYFRAME_ROLE picks its parts: `all` (the default) runs everything
 // in one process; `http` the playback host and the Next.js app (API, pages); `worker` the job
@@ -126,6 +128,7 @@ const maintainPlaybackViews = async (log: Logger) => {
 };
 
 const main = async () => {
+  installNodeRuntime(createNodeRuntime());
   const env = getEnv();
   const log = getLogger().child({ role: env.role });
   const servesApp = env.role !== 'worker';
@@ -217,6 +220,7 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
+  if (!hasNodeRuntime()) installNodeRuntime(createNodeRuntime());
   getLogger().fatal({ err: error }, 'Keyframe failed to start');
   process.exit(1);
 });
