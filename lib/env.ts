@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { DEFAULT_POCKETSPHINX_MODEL_DIR } from './media/captions/pocketsphinx';
+import { DEFAULT_POCKETSPHINX_MODEL_DIR } from './media/captions/pocketsphinx-model';
 
 // The only module that reads process.env. Everything else receives configuration from here, so a
 // bad value fails fast with a message naming the variable.

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Fmp4StreamSplitter, readDecodeTimes, readTrackTimescale, shiftDecodeTime, splitFragmentedMp4 } from './fmp4';
+import { Fmp4StreamSplitter, splitFragmentedMp4 } from './fmp4';
+import { readDecodeTimes, readTrackTimescale, shiftDecodeTime } from './fmp4-decode-times';
 import { FFMPEG, FFPROBE } from './test-support/media-fixtures';
 
 const run = promisify(execFile);

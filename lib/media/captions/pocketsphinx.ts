@@ -6,8 +6,7 @@ import type { RecognizedWord } from './speech-recognizer';
 // has, per utterance, the utterance's text and then one line per token: `word start end posterior`,
 // times in seconds from the start of the file.
 
-/** Where Debian's pocketsphinx-en-us puts the US English model. */
-export const DEFAULT_POCKETSPHINX_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
+export { DEFAULT_POCKETSPHINX_MODEL_DIR } from './pocketsphinx-model';
 
 /** The model's parts: acoustic model folder, language model, pronouncing dictionary. */
 export const pocketsphinxModelFiles = (modelDir: string) => ({

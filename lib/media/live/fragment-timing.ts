@@ -1,4 +1,4 @@
-import { asBuffer, readBoxes, readChildBoxes, readFullBoxHeader, readTfdt, type Mp4Box } from '../fmp4';
+import { children as readChildBoxes, fullBoxHeader as readFullBoxHeader, parseBoxes as readBoxes, readTfdt, toBuffer as asBuffer, type Box as Mp4Box } from '../fmp4-boxes';
 
 // What a live packager needs to know about ffmpeg's fragmented MP4 without decoding it: the
 // tracks and codecs of the init segment (for CODECS in the multivariant playlist), and per

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dataResponse, noContentResponse } from '@/lib/http/respond';
+import { limitPolling } from '@/lib/http/polling-rate-limit';
 import { withApi } from '@/lib/http/with-api';
 import { assetJson } from '@/lib/services/master/master-links';
 import { metaSchema, passthroughSchema } from '@/lib/schemas/asset-settings';
@@ -15,7 +16,7 @@ const params = z.object({ assetId: idParam('Asset') });
 // GET /video/v1/assets/{ASSET_ID} – one asset (polling is limited per token and asset)
 export const GET = withApi(async ({ params }) => dataResponse(assetJson(await getAsset({ assetId: params.assetId }))), {
   params,
-  rateLimitKey: ({ token, params }) => `${token.id}:${params.assetId}`,
+  guard: limitPolling(({ token, params }) => `${token.id}:${params.assetId}`),
 });
 
 // PATCH /video/v1/assets/{ASSET_ID} – update passthrough and meta
