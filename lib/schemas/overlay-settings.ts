@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { OverlayLength, OverlaySettings } from '../media/overlay/overlay-settings';
 
 // A watermark's `overlay_settings` as Mux defines them: sizes and margins are strings, "<n>%" of
 // the picture or "<n>px" of a picture scaled to fit 1920×1080 (1080×1920 when portrait); opacity
@@ -6,8 +7,6 @@ import { z } from 'zod';
 
 const LENGTH = /^(-?\d+(?:\.\d+)?)(%|px)$/;
 const PERCENT = /^(\d+(?:\.\d+)?)%$/;
-
-export type OverlayLength = { value: number; unit: '%' | 'px' };
 
 const length = z
   .string()
@@ -34,9 +33,7 @@ export const overlaySettingsSchema = z
       .refine((opacity) => opacity <= 1, { error: 'must be at most 100%' })
       .optional(),
   })
-  .strict();
-
-export type OverlaySettings = z.infer<typeof overlaySettingsSchema>;
+  .strict() satisfies z.ZodType<OverlaySettings, unknown>;
 
 /** One watermark of an asset: the image input and where it goes. */
 export type Overlay = { url: string; settings: OverlaySettings };

@@ -7,7 +7,7 @@ import { collector } from '../../services/analytics/collector';
 import { ApiError, httpStatusOf } from '../api-error';
 import { clientAddressOf } from '../edge/from-playback-worker';
 import { takeRateLimitToken } from '../rate-limit';
-import { countHttpRequest } from '../request-metrics';
+import { countHttpRequest } from '../metrics/request-metrics';
 import { errorBody } from '../respond';
 
 // The beacon collector's HTTP side: mux-embed POSTs `{metadata, events}` as text/plain (fetch,

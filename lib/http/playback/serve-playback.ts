@@ -19,7 +19,7 @@ import type { LiveRequest } from '../../services/live/live-playback';
 import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
 import { clientAddressOf, isFromPlaybackWorker, workerTakesFiles } from '../edge/from-playback-worker';
 import { ApiError, isApiError, notFound } from '../api-error';
-import { countHttpRequest, playbackRouteClass } from '../request-metrics';
+import { countHttpRequest, playbackRouteClass } from '../metrics/request-metrics';
 import {
   CONTENT_TYPES,
   immutableCacheControl,

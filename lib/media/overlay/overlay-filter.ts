@@ -1,4 +1,4 @@
-import type { OverlaySettings } from '../../schemas/overlay-settings';
+import type { OverlaySettings } from './overlay-settings';
 import { layoutOverlay, type Size } from './overlay-layout';
 
 // Burning watermarks in, as ffmpeg arguments. Each watermark image is one more input (a PNG with

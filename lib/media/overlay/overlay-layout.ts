@@ -1,4 +1,4 @@
-import type { OverlayLength, OverlaySettings } from '../../schemas/overlay-settings';
+import type { OverlayLength, OverlaySettings } from './overlay-settings';
 
 // Where a watermark goes on one picture, by Mux's rules: "%" is of the picture's own width (for
 // widths and horizontal margins) or height (heights, vertical margins); "px" is of the picture

@@ -3,7 +3,7 @@ import { audioOutputChannels, buildAudioSegmentDurations } from '../../media/hls
 import { buildLadder, type EncodingTier, type MaxResolutionTier, type Rung } from '../../media/hls/ladder';
 import { buildSegmentPlan, type SegmentPlan } from '../../media/hls/segment-plan';
 import { primaryAudio, primaryVideo } from '../../media/media-summary';
-import type { OverlaySettings } from '../../schemas/overlay-settings';
+import type { OverlaySettings } from '../../media/overlay/overlay-settings';
 
 // Everything playback needs, decided at ingest before the asset is ready: the video segment plan,
 // the ladder, and the audio rendition's layout. Nothing is encoded yet.

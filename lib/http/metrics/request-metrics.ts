@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import { recordHttpRequest, type RouteClass } from '../metrics/record';
-import type { PlaybackPath } from './playback/playback-paths';
+import { recordHttpRequest, type RouteClass } from '../../metrics/record';
+import type { PlaybackPath } from '../playback/playback-paths';
 
 // Counts every HTTP request the server answers, by route class and status, with its duration. The
 // playback host classifies its own paths (it has matched them already); everything else is
 // classified here from the path alone.
 
-export type { RouteClass } from '../metrics/record';
+export type { RouteClass } from '../../metrics/record';
 
 // nginx's code for a request whose client closed the connection before any answer was sent.
 const CLIENT_CLOSED_REQUEST = 499;

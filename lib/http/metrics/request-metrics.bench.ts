@@ -2,7 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { bench, describe } from 'vitest';
-import { HTTP_DURATION_BUCKETS } from '../metrics/http-request-tally';
+import { HTTP_DURATION_BUCKETS } from '../../metrics/http-request-tally';
 import { countHttpRequest } from './request-metrics';
 
 // What counting a request adds to it, on the objects Node's HTTP server makes for each request:
