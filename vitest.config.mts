@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('.', import.meta.url)) } },
   test: {
-    include: ['lib/**/*.test.ts'],
+    include: ['lib/**/*.test.ts', 'harness/**/*.test.ts'],
     environment: 'node',
     setupFiles: ['lib/server/install-test-runtime.ts'],
     testTimeout: 30_000,

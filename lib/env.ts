@@ -67,7 +67,7 @@ const rawEnvSchema = z.object({
   RENDITION_CACHE_MAX_BYTES: positiveInt(20 * 1024 ** 3),
   // Processes in front of the app that answer cached playlists and send stored files (see
   // lib/server/playback-workers.ts); 0 serves everything from the one process. Off by default
-  // until cold playback with them is understood (README, Delivery).
+  // until cold playback with them is understood (docs/delivery.md).
   PLAYBACK_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
   PLAYBACK_WORKER_MEMORY_CACHE_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(64 * 1024 ** 2)),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),

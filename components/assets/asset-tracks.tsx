@@ -1,6 +1,7 @@
 'use client';
 
 import { useState } from 'react';
+import { compareTrackKinds } from '@/lib/schemas/track';
 import { errorMessages } from '../hooks/api-fetch';
 import type { AssetJson, AssetTrackJson, TrackJson } from '../hooks/dashboard-types';
 import { useDeleteTrack } from '../hooks/use-tracks';
@@ -14,8 +15,7 @@ import { isTrackRow, plainSentence } from './track-text';
 type OpenDialog = 'add-subtitles' | 'generate-captions' | undefined;
 
 // Video, then audio (the primary first), then subtitles; within each, the API's order (sort is stable).
-const kindOrder = (track: AssetTrackJson): number => (track.type === 'video' ? 0 : track.type === 'audio' ? (track.primary ? 1 : 2) : 3);
-const displayOrder = (tracks: AssetTrackJson[]): AssetTrackJson[] => [...tracks].sort((a, b) => kindOrder(a) - kindOrder(b));
+const displayOrder = (tracks: AssetTrackJson[]): AssetTrackJson[] => [...tracks].sort(compareTrackKinds);
 
 // Every track of the asset (video, audio, subtitles) with its status, and the tracks API from the
 // page: add subtitles from a URL, generate captions from an audio track, edit, delete. The asset

@@ -1,30 +1,22 @@
 import type { AssetJson } from '@/lib/schemas/asset';
+import type { MaxResolutionTier, PlaybackPolicy, VideoQuality } from '@/lib/schemas/asset-settings';
+import type { EncodeKind, EncodingLoad } from '@/lib/schemas/encoding-load';
 import type { LatencyMode, LiveStreamJson, LiveStreamStatus } from '@/lib/schemas/live-stream';
 import type { RenditionJson } from '@/lib/schemas/rendition-status';
 import type { TrackJson } from '@/lib/schemas/track';
+import type { UploadJson } from '@/lib/schemas/upload';
 
 // Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
 
-export type { AssetJson, LatencyMode, LiveStreamJson, LiveStreamStatus, RenditionJson, TrackJson };
+export type { AssetJson, EncodeKind, LatencyMode, LiveStreamJson, LiveStreamStatus, MaxResolutionTier, PlaybackPolicy, RenditionJson, TrackJson, UploadJson, VideoQuality };
 /** One of asset.tracks: the video track, an audio or text track (or an old asset's probed audio). */
 export type AssetTrackJson = NonNullable<AssetJson['tracks']>[number];
 export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';
 export type AssetPage = { data: AssetJson[]; total: number; preparing: number; page: number; limit: number };
-export type PlaybackPolicy = 'public' | 'signed';
-export type VideoQuality = 'basic' | 'plus';
-export type MaxResolutionTier = '1080p' | '1440p' | '2160p';
 export type NewAssetSettings = {
   video_quality: VideoQuality;
   max_resolution_tier: MaxResolutionTier;
   playback_policies: PlaybackPolicy[];
-};
-
-export type UploadJson = {
-  id: string;
-  status: 'waiting' | 'asset_created' | 'errored' | 'cancelled' | 'timed_out';
-  url?: string;
-  asset_id?: string;
-  error?: { type: string; message: string };
 };
 
 export type AccessTokenJson = {
@@ -57,17 +49,8 @@ export type WebhookDeliveryJson = {
   last_attempt: { at: string; response_status: number | null; latency_ms: number; error: string | null } | null;
 };
 
-// GET /api/encoding-load (the server's EncodingLoad snapshot as it is; see lib/services/playback/encoding-load.ts).
-export type EncodeKind = 'onDemand' | 'prefetch' | 'audio' | 'background';
-export type EncodingLoadJson = {
-  at: string;
-  encoderLimit: number;
-  running: number;
-  queued: number;
-  queuedByKind: Record<EncodeKind, number>;
-  deadlineMisses: number;
-  rungCosts: Array<{ rung: string; samples: number; secondsPerMediaSecond: number }>;
-};
+// GET /api/encoding-load: the server's EncodingLoad snapshot as it is.
+export type EncodingLoadJson = EncodingLoad;
 
 // Live streams: the table leaves the stream key out; a stream's page gets it with the addresses to
 // publish to and to play from.

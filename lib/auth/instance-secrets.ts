@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Db } from '../db/client';
 import { settleInstanceSetting } from '../db/instance-settings';
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 
 // Keys this installation needs but nobody should have to configure: generated on first use and
 // kept in DATA_DIR/secrets.json (mode 0600), so `npm start` works with no environment at all and
@@ -76,7 +76,24 @@ export const loadInstanceSecrets = (dataDir: string): InstanceSecrets => {
   return withAllSecrets(file, readSecrets(file) ?? createSecrets(file));
 };
 
-const cachedSecrets = (dataDir: string) => processSingleton(`instance-secrets:${dataDir}`, () => ({ secrets: loadInstanceSecrets(dataDir) }));
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** Loaded once per data directory (tests run several installations in one process). */
+    instanceSecrets: Map<string, { secrets: InstanceSecrets }>;
+  }
+}
+
+export const createInstanceSecretsCache = (): Map<string, { secrets: InstanceSecrets }> => new Map();
+
+const cachedSecrets = (dataDir: string): { secrets: InstanceSecrets } => {
+  const cache = nodeRuntime().instanceSecrets;
+  let cached = cache.get(dataDir);
+  if (!cached) {
+    cached = { secrets: loadInstanceSecrets(dataDir) };
+    cache.set(dataDir, cached);
+  }
+  return cached;
+};
 
 export const instanceSecrets = (dataDir: string): InstanceSecrets => cachedSecrets(dataDir).secrets;
 

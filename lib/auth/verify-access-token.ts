@@ -1,5 +1,5 @@
 import { getDb } from '../db/client';
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 import { fingerprint, verifySecret } from './secret-hash';
 
 export type TokenPermission = 'read_write' | 'read_only';
@@ -11,7 +11,17 @@ const VERIFIED_TTL_MS = 5 * 60_000;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 type VerifiedEntry = { secretHash: string; expiresAt: number };
-const verifiedCache = () => processSingleton('verified-tokens', () => new Map<string, VerifiedEntry>());
+
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** By `<token id>:<fingerprint of the secret>`. */
+    verifiedTokens: Map<string, VerifiedEntry>;
+  }
+}
+
+export const createVerifiedTokens = (): Map<string, VerifiedEntry> => new Map();
+
+const verifiedCache = (): Map<string, VerifiedEntry> => nodeRuntime().verifiedTokens;
 
 export const verifyAccessToken = async (id: string, secret: string): Promise<AuthenticatedToken | null> => {
   const db = getDb();

@@ -1,11 +1,19 @@
 import { hashSecret, verifySecret } from './secret-hash';
 import { getDb } from '../db/client';
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 import { normalizeEmail } from '../schemas/user';
+
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    decoyPasswordHash: Promise<string>;
+  }
+}
 
 // A hash of a random password, verified against when the email is unknown, so a wrong email takes
 // as long as a wrong password and sign-in does not reveal which emails exist.
-const decoyHash = () => processSingleton('decoy-password-hash', () => hashSecret(crypto.randomUUID()));
+export const createDecoyPasswordHash = (): Promise<string> => hashSecret(crypto.randomUUID());
+
+const decoyHash = (): Promise<string> => nodeRuntime().decoyPasswordHash;
 
 // Returns the user when the password matches (constant-time comparison in verifySecret).
 export const verifyUserPassword = async ({

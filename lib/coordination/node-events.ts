@@ -23,6 +23,13 @@ const nodeEventSchema = z.discriminatedUnion('type', [
 
 export type NodeEvent = z.infer<typeof nodeEventSchema>;
 
+/**
+ * What one domain does when another node's event arrives, by event type (its
+ * lib/services/<domain>/on-node-event.ts). Several domains may take the same type: each applies its
+ * own share, in the order the server entry lists them (lib/server/node-event-handlers.ts).
+ */
+export type NodeEventHandlers = { [K in NodeEvent['type']]?: (event: Extract<NodeEvent, { type: K }>) => Promise<void> | void };
+
 const envelopeSchema = z.object({ id: z.string(), from: z.string(), event: nodeEventSchema });
 const ackSchema = z.object({ id: z.string(), from: z.string() });
 

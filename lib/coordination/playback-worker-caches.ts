@@ -1,4 +1,4 @@
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 
 // The playback workers in front of this process (lib/server/playback-workers.ts) answer public
 // playlists from their own memory. Whatever makes such an answer wrong (a deleted asset or playback
@@ -11,7 +11,15 @@ export type PlaybackWorkerForget = { playbackId: string } | { assetId: string };
 
 type Forgetter = (what: PlaybackWorkerForget) => Promise<void>;
 
-const state = () => processSingleton('playback-worker-caches', () => ({ forgetter: null as Forgetter | null }));
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    playbackWorkerCaches: { forgetter: Forgetter | null };
+  }
+}
+
+export const createPlaybackWorkerCaches = (): { forgetter: Forgetter | null } => ({ forgetter: null });
+
+const state = () => nodeRuntime().playbackWorkerCaches;
 
 export const registerPlaybackWorkerForgetter = (forgetter: Forgetter | null): void => {
   state().forgetter = forgetter;

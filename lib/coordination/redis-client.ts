@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { getEnv, type RedisConfig } from '../env';
 import { getLogger } from '../log';
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 
 // Connections to the Redis that REDIS_URL names. Commands wait for a reconnect instead of failing
 // after a few retries (`maxRetriesPerRequest: null`): BullMQ requires it for its workers, and a
@@ -14,13 +14,21 @@ export const createRedisClient = (config: RedisConfig, name: string): Redis => {
   return client;
 };
 
-/** The process's shared command connection (rate limits, locks); not for blocking commands. */
-export const sharedRedis = (): Redis =>
-  processSingleton('redis-client', () => {
-    const config = getEnv().redis;
-    if (!config) throw new Error('REDIS_URL is not set');
-    return createRedisClient(config, 'commands');
-  });
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** Connected on first use, so a node without REDIS_URL never asks for it. */
+    redis: Redis;
+  }
+}
+
+export const createSharedRedis = (): Redis => {
+  const config = getEnv().redis;
+  if (!config) throw new Error('REDIS_URL is not set');
+  return createRedisClient(config, 'commands');
+};
+
+/** The node's shared command connection (rate limits, locks); not for blocking commands. */
+export const sharedRedis = (): Redis => nodeRuntime().redis;
 
 /** Keys and channels of this deployment: `<REDIS_KEY_PREFIX>:<name>`. */
 export const redisKey = (config: RedisConfig, ...parts: string[]): string => [config.keyPrefix, ...parts].join(':');

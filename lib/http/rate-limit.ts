@@ -2,13 +2,30 @@ import { sharedRedis, redisKey } from '../coordination/redis-client';
 import { takeRedisToken } from '../coordination/redis-token-bucket';
 import { getEnv } from '../env';
 import { getLogger } from '../log';
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 import { takeToken, type Bucket, type Rate, type RateLimitDecision } from '../utils/token-bucket';
 
 // Rate limits by name and key. One process keeps its buckets in memory, which is exact for it;
 // with REDIS_URL every node shares buckets in Redis, so N nodes allow what one would.
 
-export const rateLimitBuckets = (name: string) => processSingleton(`rate-limit.${name}`, () => new Map<string, Bucket>());
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** The in-memory buckets of each limit, by limit name and then key. */
+    rateLimits: Map<string, Map<string, Bucket>>;
+  }
+}
+
+export const createRateLimits = (): Map<string, Map<string, Bucket>> => new Map();
+
+export const rateLimitBuckets = (name: string): Map<string, Bucket> => {
+  const limits = nodeRuntime().rateLimits;
+  let buckets = limits.get(name);
+  if (!buckets) {
+    buckets = new Map();
+    limits.set(name, buckets);
+  }
+  return buckets;
+};
 
 // A rate limit is not worth an outage: when Redis does not answer in time the request is let
 // through, and the lapse is logged.

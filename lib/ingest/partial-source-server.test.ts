@@ -7,9 +7,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fetchRangeToFile, RangeNotServedError } from './fetch-range';
 import { GrowingFile } from './growing-file';
-import { servePartialSource } from './partial-source-server';
+import { PartialSourceServer } from './partial-source-server';
 import { writeFully } from './positional-file-sink';
 import { allowAllAddresses } from './url-policy';
+
+const partialSources = new PartialSourceServer();
 
 let dir: string;
 const content = randomBytes(3 * 1024 * 1024 + 17);
@@ -38,7 +40,7 @@ const partialFile = async (name: string) => {
   const handle = await open(partPath, 'w');
   const file = new GrowingFile(partPath, content.length);
   const write = async (start: number, end: number) => writeFully(handle, [content.subarray(start, end)], start);
-  const served = await servePartialSource(name, file, path.join(dir, name));
+  const served = await partialSources.serve(name, file, path.join(dir, name));
   return { file, handle, write, url: served.url, release: served.release };
 };
 

@@ -3,7 +3,6 @@ import { open, type FileHandle } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import parseRange from 'range-parser';
-import { processSingleton } from '../utils/process-singleton';
 import type { GrowingFile } from './growing-file';
 import { untilWritable } from '../utils/until-writable';
 
@@ -11,15 +10,16 @@ import { untilWritable } from '../utils/until-writable';
 // that behaves like a complete file: any byte range can be asked for, and bytes that have not
 // arrived yet are sent when they do instead of being read as zeros from the file's holes. If the
 // download fails, the connection is cut, so the reader fails too rather than decode garbage.
-// The URL carries a random per-process secret; the server listens on 127.0.0.1 only.
+// The URL carries a random per-server secret; the server listens on 127.0.0.1 only. A node runs one,
+// started on first use (its runtime holds it, see lib/services/ingest/partial-sources.ts).
 
 const READ_CHUNK_BYTES = 1 << 20;
 
 type Entry = { file: GrowingFile; completedPath: string };
 
-type PartialSourceServer = { baseUrl: string; entries: Map<string, Entry> };
+type Listening = { baseUrl: string; entries: Map<string, Entry> };
 
-const startServer = async (): Promise<PartialSourceServer> => {
+const startServer = async (): Promise<Listening> => {
   const entries = new Map<string, Entry>();
   const secret = randomBytes(16).toString('hex');
   const server = http.createServer((request, response) => {
@@ -42,8 +42,6 @@ const startServer = async (): Promise<PartialSourceServer> => {
   const { port } = server.address() as AddressInfo;
   return { baseUrl: `http://127.0.0.1:${port}/${secret}/`, entries };
 };
-
-const serverSingleton = () => processSingleton('partial-source-server', startServer);
 
 const openEither = async (entry: Entry): Promise<FileHandle> => {
   try {
@@ -96,22 +94,22 @@ const serveEntry = async (entry: Entry, request: http.IncomingMessage, response:
   }
 };
 
-/**
- * Makes `file` readable at the returned URL until `release` is called. `completedPath` is where
- * the file is renamed to once complete (readers that arrive after that open it there).
- */
-export const servePartialSource = async (
-  key: string,
-  file: GrowingFile,
-  completedPath: string,
-): Promise<{ url: string; release: () => void }> => {
-  const server = await serverSingleton();
-  const entry = { file, completedPath };
-  server.entries.set(key, entry);
-  return {
-    url: `${server.baseUrl}${encodeURIComponent(key)}`,
-    release: () => {
-      if (server.entries.get(key) === entry) server.entries.delete(key);
-    },
-  };
-};
+export class PartialSourceServer {
+  private listening: Promise<Listening> | null = null;
+
+  /**
+   * Makes `file` readable at the returned URL until `release` is called. `completedPath` is where
+   * the file is renamed to once complete (readers that arrive after that open it there).
+   */
+  async serve(key: string, file: GrowingFile, completedPath: string): Promise<{ url: string; release: () => void }> {
+    const server = await (this.listening ??= startServer());
+    const entry = { file, completedPath };
+    server.entries.set(key, entry);
+    return {
+      url: `${server.baseUrl}${encodeURIComponent(key)}`,
+      release: () => {
+        if (server.entries.get(key) === entry) server.entries.delete(key);
+      },
+    };
+  }
+}

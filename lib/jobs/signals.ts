@@ -1,5 +1,5 @@
+import { nodeRuntime } from '../runtime/node-runtime';
 import { processSignal } from '../utils/process-signal';
-import { processSingleton } from '../utils/process-singleton';
 
 // Process-wide signals between request handlers and the in-process worker: "a job was enqueued"
 // (so the worker need not wait for its next poll) and "stop work on this asset" (deletion).
@@ -9,7 +9,16 @@ const jobEnqueued = processSignal('job-enqueued');
 export const notifyJobEnqueued = jobEnqueued.notify;
 export const onJobEnqueued = jobEnqueued.subscribe;
 
-const assetWork = () => processSingleton('asset-work', () => new Map<string, Set<AbortController>>());
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** The abort controllers of the work running on each asset, for cancelAssetWork. */
+    assetWork: Map<string, Set<AbortController>>;
+  }
+}
+
+export const createAssetWork = (): Map<string, Set<AbortController>> => new Map();
+
+const assetWork = () => nodeRuntime().assetWork;
 
 export const registerAssetWork = (assetId: string, controller: AbortController): (() => void) => {
   const registry = assetWork();

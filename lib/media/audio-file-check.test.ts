@@ -8,6 +8,9 @@ import type { MediaProbe } from './ffprobe';
 import { probeMedia } from './probe-media';
 import { runProcess } from './run-process';
 import { ffmpeg, FFMPEG, FFPROBE, writePrefix } from './test-support/media-fixtures';
+import { ChildProcessSet } from './child-process-set';
+
+const children = new ChildProcessSet();
 
 let dir: string;
 
@@ -55,7 +58,7 @@ describe('buildAudioDecodeArgs', () => {
 });
 
 const decodeVerdict = async (file: string) => {
-  const result = await runProcess({ command: FFMPEG, args: buildAudioDecodeArgs({ inputPath: file, durationSeconds: 60 }) });
+  const result = await runProcess({ command: FFMPEG, args: buildAudioDecodeArgs({ inputPath: file, durationSeconds: 60 }), children });
   return checkAudioDecode({ exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, inputPath: file });
 };
 
@@ -86,6 +89,6 @@ describe('checkAudioDecode, with the real ffmpeg', () => {
   test('random bytes are not even probed as audio', async () => {
     const file = path.join(dir, 'noise.mp4');
     await writeFile(file, randomBytes(64 * 1024));
-    await expect(probeMedia({ ffprobePath: FFPROBE, inputPath: file })).rejects.toThrow(/could not be read/);
+    await expect(probeMedia({ ffprobePath: FFPROBE, inputPath: file, children })).rejects.toThrow(/could not be read/);
   });
 });

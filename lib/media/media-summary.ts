@@ -1,7 +1,7 @@
+import type { MaxResolutionTier } from './encoding-tiers';
 import type { AudioStreamInfo, MediaProbe, VideoStreamInfo } from './ffprobe';
 
 export type ResolutionTier = 'audio-only' | '720p' | '1080p' | '1440p' | '2160p';
-export type MaxResolutionTier = '1080p' | '1440p' | '2160p';
 
 export function primaryVideo(probe: MediaProbe): VideoStreamInfo | null {
   return probe.video.find((stream) => !stream.isAttachedPicture) ?? null;

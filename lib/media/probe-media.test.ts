@@ -7,6 +7,9 @@ import { MediaInputError } from './media-errors';
 import { maxStoredFrameRate, primaryAudio, primaryVideo, resolutionTier } from './media-summary';
 import { probeMedia } from './probe-media';
 import { FFPROBE, SHARED_MEDIA, aac, ffmpeg, x264 } from './test-support/media-fixtures';
+import { ChildProcessSet } from './child-process-set';
+
+const children = new ChildProcessSet();
 
 let dir = '';
 const file = (name: string): string => join(dir, name);
@@ -50,7 +53,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const probe = (inputPath: string, signal?: AbortSignal) => probeMedia({ ffprobePath: FFPROBE, inputPath, signal });
+const probe = (inputPath: string, signal?: AbortSignal) => probeMedia({ ffprobePath: FFPROBE, inputPath, signal, children });
 
 describe('probeMedia on generated files', () => {
   it('reads a landscape H.264 + AAC MP4', async () => {
@@ -126,7 +129,7 @@ describe('probeMedia on generated files', () => {
   });
 
   it('fails with a plain Error (not the user’s fault) when ffprobe is missing', async () => {
-    const error: unknown = await probeMedia({ ffprobePath: '/nonexistent/ffprobe', inputPath: file('normal.mp4') }).catch((e: unknown) => e);
+    const error: unknown = await probeMedia({ ffprobePath: '/nonexistent/ffprobe', inputPath: file('normal.mp4'), children }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(MediaInputError);
     expect((error as Error).message).toContain('/nonexistent/ffprobe');

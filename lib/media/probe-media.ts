@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { buildProbeArgs, parseProbeOutput, type MediaProbe } from './ffprobe';
 import { abortError, CORRUPTION_MARKERS, MediaInputError, summariseToolError } from './media-errors';
 import { primaryAudio, primaryVideo } from './media-summary';
+import type { ChildProcessSet } from './child-process-set';
 import { runProcess } from './run-process';
 
 export type ProbeMediaOptions = {
@@ -9,6 +10,7 @@ export type ProbeMediaOptions = {
   inputPath: string;
   signal?: AbortSignal;
   timeoutMs?: number;
+  children: ChildProcessSet;
 };
 
 const DEFAULT_PROBE_TIMEOUT_MS = 60_000;
@@ -52,12 +54,12 @@ function assertUsable(probe: MediaProbe): void {
 }
 
 export async function probeMedia(options: ProbeMediaOptions): Promise<MediaProbe> {
-  const { ffprobePath, inputPath, signal } = options;
+  const { ffprobePath, inputPath, signal, children } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
   // A URL is a download still in progress (see partial-source-server.ts): its size is known.
   if (!/^https?:\/\//.test(inputPath)) await assertNonEmptyFile(inputPath);
 
-  const result = await runProcess({ command: ffprobePath, args: buildProbeArgs(inputPath), signal, timeoutMs });
+  const result = await runProcess({ command: ffprobePath, args: buildProbeArgs(inputPath), signal, timeoutMs, children });
   if (result.aborted) throw abortError(signal);
   // Timeouts and kills are about this machine, not the file, so they stay retryable plain Errors.
   if (result.timedOut) throw new Error(`ffprobe timed out after ${timeoutMs} ms`);

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { activeProcessCount, killAllProcesses, runProcess } from './run-process';
+import { runProcess } from './run-process';
 import { autogroupsEnabled } from './test-support/scheduling';
+import { ChildProcessSet } from './child-process-set';
+
+const children = new ChildProcessSet();
+const activeProcessCount = () => children.size;
+const killAllProcesses = () => children.killAll();
 
 /** A killed orphan may linger as a zombie until init reaps it; that counts as dead. */
 function isAlive(pid: number): boolean {
@@ -15,7 +20,7 @@ function isAlive(pid: number): boolean {
 
 describe('runProcess', () => {
   it('captures output and a non-zero exit without throwing', async () => {
-    const result = await runProcess({ command: 'sh', args: ['-c', 'echo out; echo err >&2; exit 3'] });
+    const result = await runProcess({ command: 'sh', args: ['-c', 'echo out; echo err >&2; exit 3'], children });
     expect(result).toEqual({ exitCode: 3, signal: null, stdout: 'out\n', stderr: 'err\n', timedOut: false, aborted: false });
   });
 
@@ -31,6 +36,7 @@ describe('runProcess', () => {
       onSpawn: (pid) => {
         shellPid = pid;
       },
+      children,
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(activeProcessCount()).toBeGreaterThanOrEqual(1);
@@ -50,14 +56,14 @@ describe('runProcess', () => {
   });
 
   it('does not spawn when the signal is already aborted', async () => {
-    const result = await runProcess({ command: 'sleep', args: ['30'], signal: AbortSignal.abort() });
+    const result = await runProcess({ command: 'sleep', args: ['30'], signal: AbortSignal.abort(), children });
     expect(result.aborted).toBe(true);
     expect(activeProcessCount()).toBe(0);
   });
 
   it('sets timedOut and kills the child when the timeout elapses', async () => {
     const started = Date.now();
-    const result = await runProcess({ command: 'sleep', args: ['30'], timeoutMs: 300 });
+    const result = await runProcess({ command: 'sleep', args: ['30'], timeoutMs: 300, children });
     expect(result.timedOut).toBe(true);
     expect(result.aborted).toBe(false);
     expect(result.signal).toBe('SIGKILL');
@@ -65,7 +71,7 @@ describe('runProcess', () => {
   });
 
   it('rejects with the binary name when it cannot be spawned', async () => {
-    await expect(runProcess({ command: '/nonexistent/ffprobe-missing', args: ['-version'] })).rejects.toThrow(
+    await expect(runProcess({ command: '/nonexistent/ffprobe-missing', args: ['-version'], children })).rejects.toThrow(
       /ffprobe-missing.*not found/,
     );
     expect(activeProcessCount()).toBe(0);
@@ -73,7 +79,7 @@ describe('runProcess', () => {
 
   it('caps output: keeps the head of stdout and the tail of stderr', async () => {
     const script = 'i=0; while [ $i -lt 2000 ]; do echo "line $i"; echo "line $i" >&2; i=$((i+1)); done';
-    const result = await runProcess({ command: 'sh', args: ['-c', script], maxOutputBytes: 100 });
+    const result = await runProcess({ command: 'sh', args: ['-c', script], maxOutputBytes: 100, children });
     expect(result.stdout).toHaveLength(100);
     expect(result.stdout.startsWith('line 0\nline 1\n')).toBe(true);
     expect(result.stderr).toHaveLength(100);
@@ -81,7 +87,7 @@ describe('runProcess', () => {
   });
 
   it('killAllProcesses ends every live child', async () => {
-    const runs = [1, 2, 3].map(() => runProcess({ command: 'sleep', args: ['30'] }));
+    const runs = [1, 2, 3].map(() => runProcess({ command: 'sleep', args: ['30'], children }));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(activeProcessCount()).toBe(3);
     killAllProcesses();
@@ -98,7 +104,7 @@ describe('runProcess with background', () => {
     const script = `const os = require('node:os'); const fs = require('node:fs');
       const group = fs.existsSync('/proc/self/autogroup') ? fs.readFileSync('/proc/self/autogroup', 'utf8') : '';
       console.log(JSON.stringify({ nice: os.getPriority(), group, argv0: process.argv0 }));`;
-    const result = await runProcess({ command: process.execPath, args: ['-e', script], background: true });
+    const result = await runProcess({ command: process.execPath, args: ['-e', script], background: true, children });
     expect(result.exitCode).toBe(0);
     const seen = JSON.parse(result.stdout) as { nice: number; group: string; argv0: string };
     expect(seen.nice).toBe(19);
@@ -112,12 +118,13 @@ describe('runProcess with background', () => {
       command: process.execPath,
       args: ['-e', 'console.log(JSON.stringify(process.argv.slice(1)))', ...args],
       background: true,
+      children,
     });
     expect(JSON.parse(result.stdout)).toEqual(args);
   });
 
   it('a missing binary fails with its name in stderr, not a silent success', async () => {
-    const result = await runProcess({ command: '/nonexistent/ffmpeg', args: [], background: true });
+    const result = await runProcess({ command: '/nonexistent/ffmpeg', args: [], background: true, children });
     expect(result.exitCode).not.toBe(0);
     expect(result.stderr).toContain('/nonexistent/ffmpeg');
   });

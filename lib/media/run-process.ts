@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { processSingleton } from '../utils/process-singleton';
+import { spawn } from 'node:child_process';
+import { killProcessGroup, type ChildProcessSet } from './child-process-set';
 
 export type RunProcessOptions = {
   command: string;
@@ -13,6 +13,12 @@ export type RunProcessOptions = {
   background?: boolean;
   /** Receives stdout as it arrives (binary output such as media on a pipe) instead of collecting it. */
   onStdout?: (chunk: Buffer) => void;
+  /**
+   * The node's live children, which shutdown kills: the child is in the set while it runs. One set
+   * per node (its runtime's), not per module: route handlers (bundled by Next.js) and the worker
+   * (run by tsx) load this module separately, and shutdown must reach the children of both.
+   */
+  children: ChildProcessSet;
 };
 
 export type RunProcessResult = {
@@ -25,39 +31,6 @@ export type RunProcessResult = {
 };
 
 const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
-
-// Shared process-wide: route handlers (bundled by Next.js) and the worker (run by tsx) load this
-// module separately, and shutdown must reach the children of both.
-const liveChildren = processSingleton('media-children', () => new Set<ChildProcess>());
-
-export function activeProcessCount(): number {
-  return liveChildren.size;
-}
-
-/** For graceful shutdown: children run in their own process groups, so they would outlive the server. */
-export function killAllProcesses(): void {
-  for (const child of liveChildren) killProcessGroup(child);
-}
-
-/** Counts a child spawned elsewhere (a long-running pipeline) among those shutdown kills. */
-export function trackChildProcess(child: ChildProcess): void {
-  liveChildren.add(child);
-  child.once('exit', () => liveChildren.delete(child));
-}
-
-function killProcessGroup(child: ChildProcess): void {
-  if (child.pid === undefined) return;
-  try {
-    // Negative pid targets the whole group, so helpers ffmpeg may fork die too.
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
 
 class HeadBuffer {
   private readonly chunks: Buffer[] = [];
@@ -102,7 +75,7 @@ export class TailBuffer {
  * output); rejects only when the binary cannot be started at all.
  */
 export function runProcess(options: RunProcessOptions): Promise<RunProcessResult> {
-  const { command, args, signal, timeoutMs, onSpawn, onStdout, background } = options;
+  const { command, args, signal, timeoutMs, onSpawn, onStdout, background, children } = options;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
 
   if (signal?.aborted) {
@@ -127,7 +100,7 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
     const cleanup = (): void => {
       if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      liveChildren.delete(child);
+      children.delete(child);
     };
 
     child.once('error', (error: NodeJS.ErrnoException) => {
@@ -139,7 +112,7 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
 
     child.once('spawn', () => {
       spawned = true;
-      liveChildren.add(child);
+      children.add(child);
       signal?.addEventListener('abort', onAbort, { once: true });
       // The signal may have fired between spawn() and this event.
       if (signal?.aborted) onAbort();

@@ -1,3 +1,4 @@
+import type { ChildProcessSet } from './child-process-set';
 import { runProcess } from './run-process';
 
 export type MediaToolCheck = { ok: true; version: string } | { ok: false; reason: string };
@@ -5,10 +6,10 @@ export type MediaToolCheck = { ok: true; version: string } | { ok: false; reason
 const VERSION_TIMEOUT_MS = 5_000;
 
 /** Confirms an ffmpeg-family binary runs, e.g. "ffprobe version 5.1.6-0+deb12u1 Copyright ..." → "5.1.6-0+deb12u1". */
-export async function checkMediaTool(path: string): Promise<MediaToolCheck> {
+export async function checkMediaTool(path: string, children: ChildProcessSet): Promise<MediaToolCheck> {
   let result;
   try {
-    result = await runProcess({ command: path, args: ['-version'], timeoutMs: VERSION_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
+    result = await runProcess({ command: path, args: ['-version'], timeoutMs: VERSION_TIMEOUT_MS, maxOutputBytes: 64 * 1024, children });
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }

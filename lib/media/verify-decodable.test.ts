@@ -7,6 +7,9 @@ import { MediaInputError } from './media-errors';
 import { probeMedia } from './probe-media';
 import { FFMPEG, FFPROBE, SHARED_MEDIA, aac, ffmpeg, writePrefix, x264 } from './test-support/media-fixtures';
 import { buildDecodeCheckArgs, buildQuickDecodeCheckArgs, parseDecodeProgress, quickVideoDecodeCheck, verifyDecodable } from './verify-decodable';
+import { ChildProcessSet } from './child-process-set';
+
+const children = new ChildProcessSet();
 
 let dir = '';
 const file = (name: string): string => join(dir, name);
@@ -38,8 +41,8 @@ afterAll(async () => {
 });
 
 async function verify(inputPath: string, signal?: AbortSignal): Promise<void> {
-  const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath });
-  await verifyDecodable({ ffmpegPath: FFMPEG, inputPath, probe, signal });
+  const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath, children });
+  await verifyDecodable({ ffmpegPath: FFMPEG, inputPath, probe, signal, children });
 }
 
 describe('buildDecodeCheckArgs', () => {
@@ -100,9 +103,9 @@ describe('verifyDecodable on generated files', () => {
   });
 
   it('rejects a faststart MP4 cut at 60% whose header survived', async () => {
-    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('truncated-60.mp4') });
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('truncated-60.mp4'), children });
     expect(probe.durationSeconds).toBeCloseTo(2, 0);
-    const error: unknown = await verifyDecodable({ ffmpegPath: FFMPEG, inputPath: file('truncated-60.mp4'), probe }).catch((e: unknown) => e);
+    const error: unknown = await verifyDecodable({ ffmpegPath: FFMPEG, inputPath: file('truncated-60.mp4'), probe, children }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MediaInputError);
     expect((error as Error).message).toMatch(/^The input file is truncated/);
     expect((error as Error).message).not.toContain(dir);
@@ -117,14 +120,14 @@ describe('verifyDecodable on generated files', () => {
   });
 
   it('rejects with the abort reason when aborted', async () => {
-    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('normal.mp4') });
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('normal.mp4'), children });
     const signal = AbortSignal.abort(new Error('job cancelled'));
-    await expect(verifyDecodable({ ffmpegPath: FFMPEG, inputPath: file('normal.mp4'), probe, signal })).rejects.toThrow('job cancelled');
+    await expect(verifyDecodable({ ffmpegPath: FFMPEG, inputPath: file('normal.mp4'), probe, signal, children })).rejects.toThrow('job cancelled');
   });
 });
 
 describe('quickVideoDecodeCheck', () => {
-  const quick = (name: string, end: 'start' | 'end') => quickVideoDecodeCheck({ ffmpegPath: FFMPEG, inputPath: file(name), end });
+  const quick = (name: string, end: 'start' | 'end') => quickVideoDecodeCheck({ ffmpegPath: FFMPEG, inputPath: file(name), end, children });
 
   it('is clean at both ends of intact files', async () => {
     for (const name of ['normal.mp4', 'six-seconds.mp4', 'portrait.mp4']) {
@@ -142,7 +145,7 @@ describe('quickVideoDecodeCheck', () => {
 
   it('rejects with the abort reason when aborted', async () => {
     const signal = AbortSignal.abort(new Error('job cancelled'));
-    await expect(quickVideoDecodeCheck({ ffmpegPath: FFMPEG, inputPath: file('normal.mp4'), end: 'end', signal })).rejects.toThrow('job cancelled');
+    await expect(quickVideoDecodeCheck({ ffmpegPath: FFMPEG, inputPath: file('normal.mp4'), end: 'end', signal, children })).rejects.toThrow('job cancelled');
   });
 });
 
@@ -170,8 +173,8 @@ describe('verifyDecodable: quick check first, the full window when it is not cle
 
   it('a clean file is decided by the quick checks alone', async () => {
     const ffmpegLog = await wrapper('clean', false);
-    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('six-seconds.mp4') });
-    await verifyDecodable({ ffmpegPath: ffmpegLog.script, inputPath: file('six-seconds.mp4'), probe });
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('six-seconds.mp4'), children });
+    await verifyDecodable({ ffmpegPath: ffmpegLog.script, inputPath: file('six-seconds.mp4'), probe, children });
     const calls = await ffmpegLog.calls();
     expect(calls).toHaveLength(2);
     expect(calls.every(isQuick)).toBe(true);
@@ -179,25 +182,25 @@ describe('verifyDecodable: quick check first, the full window when it is not cle
 
   it('when the quick checks are not clean, the full checks decide: an intact file is accepted, a truncated one rejected', async () => {
     const intact = await wrapper('intact', true);
-    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('six-seconds.mp4') });
-    await expect(verifyDecodable({ ffmpegPath: intact.script, inputPath: file('six-seconds.mp4'), probe })).resolves.toBeUndefined();
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('six-seconds.mp4'), children });
+    await expect(verifyDecodable({ ffmpegPath: intact.script, inputPath: file('six-seconds.mp4'), probe, children })).resolves.toBeUndefined();
     expect((await intact.calls()).filter((args) => !isQuick(args))).toHaveLength(2);
 
     const truncated = await wrapper('truncated', true);
-    const cutProbe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('truncated-60.mp4') });
-    await expect(verifyDecodable({ ffmpegPath: truncated.script, inputPath: file('truncated-60.mp4'), probe: cutProbe })).rejects.toThrow(
+    const cutProbe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('truncated-60.mp4'), children });
+    await expect(verifyDecodable({ ffmpegPath: truncated.script, inputPath: file('truncated-60.mp4'), probe: cutProbe, children })).rejects.toThrow(
       /^The input file is truncated/,
     );
   });
 
   it('audio-only files skip the quick check; quick: false skips it for video', async () => {
     const audio = await wrapper('audio', false);
-    await verifyDecodable({ ffmpegPath: audio.script, inputPath: file('audio.m4a'), probe: await probeMedia({ ffprobePath: FFPROBE, inputPath: file('audio.m4a') }) });
+    await verifyDecodable({ ffmpegPath: audio.script, inputPath: file('audio.m4a'), probe: await probeMedia({ ffprobePath: FFPROBE, inputPath: file('audio.m4a'), children }), children });
     expect((await audio.calls()).some(isQuick)).toBe(false);
 
     const full = await wrapper('full', false);
-    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('normal.mp4') });
-    await verifyDecodable({ ffmpegPath: full.script, inputPath: file('normal.mp4'), probe, quick: false });
+    const probe = await probeMedia({ ffprobePath: FFPROBE, inputPath: file('normal.mp4'), children });
+    await verifyDecodable({ ffmpegPath: full.script, inputPath: file('normal.mp4'), probe, quick: false, children });
     const calls = await full.calls();
     expect(calls).toHaveLength(2);
     expect(calls.some(isQuick)).toBe(false);

@@ -1,6 +1,7 @@
 import type { MediaProbe } from './ffprobe';
 import { abortError, MediaInputError, summariseToolError } from './media-errors';
 import { primaryAudio, primaryVideo } from './media-summary';
+import type { ChildProcessSet } from './child-process-set';
 import { runProcess } from './run-process';
 
 export type DecodeStreams = 'video' | 'audio';
@@ -17,6 +18,7 @@ export type VerifyDecodableOptions = {
   inputPath: string;
   probe: MediaProbe;
   signal?: AbortSignal;
+  children: ChildProcessSet;
   /** Per window. */
   timeoutMs?: number;
   /** Which ends to decode (default both): the start can be checked while the rest downloads. */
@@ -122,13 +124,15 @@ export async function quickVideoDecodeCheck(options: {
   end: DecodeEnd;
   signal?: AbortSignal;
   timeoutMs?: number;
+  children: ChildProcessSet;
 }): Promise<boolean> {
-  const { ffmpegPath, inputPath, end, signal } = options;
+  const { ffmpegPath, inputPath, end, signal, children } = options;
   const result = await runProcess({
     command: ffmpegPath,
     args: buildQuickDecodeCheckArgs({ inputPath, end }),
     signal,
     timeoutMs: options.timeoutMs ?? DEFAULT_WINDOW_TIMEOUT_MS,
+    children,
   });
   if (result.aborted) throw abortError(signal);
   return result.exitCode === 0 && result.stderr.trim() === '' && parseDecodeProgress(result.stdout).frames > 0;
@@ -144,7 +148,7 @@ export async function quickVideoDecodeCheck(options: {
  * the end, which the full check only failed on when ffmpeg gave up on 2/3 of them.
  */
 export async function verifyDecodable(options: VerifyDecodableOptions): Promise<void> {
-  const { ffmpegPath, inputPath, probe, signal } = options;
+  const { ffmpegPath, inputPath, probe, signal, children } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_WINDOW_TIMEOUT_MS;
   const video = primaryVideo(probe);
   const audio = primaryAudio(probe);
@@ -162,12 +166,13 @@ export async function verifyDecodable(options: VerifyDecodableOptions): Promise<
   const quick = options.quick !== false && streams === 'video';
   const results = await Promise.all(
     windows.map(async (window) => {
-      if (quick && (await quickVideoDecodeCheck({ ffmpegPath, inputPath, end: window.label, signal, timeoutMs }))) return null;
+      if (quick && (await quickVideoDecodeCheck({ ffmpegPath, inputPath, end: window.label, signal, timeoutMs, children }))) return null;
       return runProcess({
         command: ffmpegPath,
         args: buildDecodeCheckArgs({ inputPath, startSeconds: window.startSeconds, durationSeconds: window.durationSeconds, streams }),
         signal,
         timeoutMs,
+        children,
       });
     }),
   );

@@ -1,9 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { processSingleton } from '../utils/process-singleton';
+import { nodeRuntime } from '../runtime/node-runtime';
 import { HttpRequestTally } from './http-request-tally';
 
 // The process's metrics: one registry, shared by the server entry and the Next.js bundle (each
-// loads this module separately, see process-singleton.ts). Other layers record through the
+// loads this module separately, so the registry is a part of the node runtime, see
+// lib/runtime/node-runtime.ts). Other layers record through the
 // functions in record.ts and never touch prom-client themselves.
 
 // A segment on a small machine takes from a fraction of a second (270p) to tens of seconds (2160p).
@@ -101,4 +102,10 @@ export const createMetricSet = () => {
 
 export type MetricSet = ReturnType<typeof createMetricSet>;
 
-export const metricSet = (): MetricSet => processSingleton('metrics', createMetricSet);
+declare module '../runtime/node-runtime' {
+  interface NodeRuntime {
+    metrics: MetricSet;
+  }
+}
+
+export const metricSet = (): MetricSet => nodeRuntime().metrics;

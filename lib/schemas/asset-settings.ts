@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EncodingTier, MaxResolutionTier } from '../media/encoding-tiers';
 import { formatOverlaySettings, overlaySettingsSchema, type Overlay } from './overlay-settings';
 import { canonicalLanguageCode, generatedSubtitleSchema, GENERATED_SUBTITLE_LANGUAGES } from './track';
 import {
@@ -70,9 +71,10 @@ export const assetSettingsSchema = z.object({
 export type AssetSettingsBody = z.infer<typeof assetSettingsSchema>;
 export type AssetInput = z.infer<typeof inputSchema>;
 
-export type EncodingTier = 'smart' | 'baseline';
-export type MaxResolutionTier = '1080p' | '1440p' | '2160p';
+// Declared with the ladder they shape; here too for the dashboard, which may not import lib/media.
+export type { EncodingTier, MaxResolutionTier };
 export type PlaybackPolicy = 'public' | 'signed';
+export type VideoQuality = 'basic' | 'plus';
 
 export type NormalizedAssetSettings = {
   inputs: AssetInput[];
@@ -101,7 +103,7 @@ const CLIP_URL = /^mux:\/\/assets\/([A-Za-z0-9]+)$/;
 
 const QUALITY_TO_TIER = { basic: 'baseline', plus: 'smart', premium: 'premium' } as const;
 
-export const videoQualityFor = (tier: EncodingTier): 'basic' | 'plus' => (tier === 'baseline' ? 'basic' : 'plus');
+export const videoQualityFor = (tier: EncodingTier): VideoQuality => (tier === 'baseline' ? 'basic' : 'plus');
 
 const toList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 

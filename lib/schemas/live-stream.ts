@@ -157,20 +157,22 @@ export const recordingAssetSettings = (newAssetSettingsJson: string): Normalized
   return normalized.settings;
 };
 
-/** A new stream's stored values (the stream key and ids are the service's). */
-export type NewLiveStreamSettings = {
-  playbackPolicies: PlaybackPolicy[];
-  latencyMode: LatencyMode;
-  reconnectWindow: number;
-  maxContinuousDuration: number;
-  useSlateForStandardLatency: boolean;
-  reconnectSlateUrl: string | null;
-  audioOnly: boolean;
-  passthrough: string | null;
-  metaJson: string | null;
-  test: boolean;
-  newAssetSettingsJson: string | null;
-};
+/**
+ * A new stream's stored values, the settings of its row (the stream key, ids and state are the
+ * service's), with its latency mode checked and the playback policies of its playback IDs.
+ */
+export type NewLiveStreamSettings = Pick<
+  LiveStreamRecord,
+  | 'reconnectWindow'
+  | 'maxContinuousDuration'
+  | 'useSlateForStandardLatency'
+  | 'reconnectSlateUrl'
+  | 'audioOnly'
+  | 'passthrough'
+  | 'metaJson'
+  | 'test'
+  | 'newAssetSettingsJson'
+> & { latencyMode: LatencyMode; playbackPolicies: PlaybackPolicy[] };
 
 const latencyFromBooleans = (body: { reduced_latency?: boolean; low_latency?: boolean }): LatencyMode | undefined =>
   body.low_latency ? 'low' : body.reduced_latency ? 'reduced' : undefined;

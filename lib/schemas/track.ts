@@ -51,16 +51,28 @@ export type TrackRecord = {
   createdAt: Date;
 };
 
+// The order tracks are listed in everywhere (the asset's JSON, the multivariant playlist's audio
+// and subtitles groups, the asset page): the video track, the primary audio, the other audio
+// tracks, the text tracks (never primary).
+const trackKindRank = (track: { type: string; primary?: boolean }): number =>
+  track.type === 'video' ? 0 : track.type === 'audio' ? (track.primary ? 1 : 2) : 3;
+
+/**
+ * Tracks by kind alone (see trackKindRank); with a stable sort, tracks of a kind keep the order
+ * they came in, for lists already in compareTracks order that lack the fields it needs.
+ */
+export const compareTrackKinds = (a: { type: string; primary?: boolean }, b: { type: string; primary?: boolean }): number =>
+  trackKindRank(a) - trackKindRank(b);
+
 type OrderedTrack = { type: string; primary: boolean; sourceStreamIndex: number | null; createdAt?: Date; id: string };
 
 /**
- * The order tracks are listed in: audio before text, the primary audio first, then the source's
- * streams in their order, then added tracks as they were added (rows made in one statement share
- * their creation time, so it cannot decide alone).
+ * The order of track rows: by kind (compareTrackKinds), then the source's streams in their order,
+ * then added tracks as they were added (rows made in one statement share their creation time, so
+ * it cannot decide alone).
  */
 export const compareTracks = (a: OrderedTrack, b: OrderedTrack): number =>
-  Number(a.type === 'text') - Number(b.type === 'text') ||
-  Number(b.primary) - Number(a.primary) ||
+  compareTrackKinds(a, b) ||
   (a.sourceStreamIndex ?? Number.MAX_SAFE_INTEGER) - (b.sourceStreamIndex ?? Number.MAX_SAFE_INTEGER) ||
   (a.createdAt?.getTime() ?? 0) - (b.createdAt?.getTime() ?? 0) ||
   a.id.localeCompare(b.id);

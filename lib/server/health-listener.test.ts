@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import { afterEach, expect, test } from 'vitest';
 import { startHealthListener } from './health-listener';
-import { serverState } from './server-state';
+import { serverState } from '../runtime/server-state';
 
 let server: http.Server | undefined;
 afterEach(async () => {

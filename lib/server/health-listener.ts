@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { serveMetrics } from '../http/metrics/serve-metrics';
+import { serverState } from '../runtime/server-state';
 import { checkHealth } from '../services/health/check-health';
 import { listen } from '../utils/listen';
 
@@ -15,7 +16,7 @@ export const startHealthListener = async ({ port, host }: { port: number; host: 
       response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: this node runs jobs only (KEYFRAME_ROLE=worker)\n');
       return;
     }
-    checkHealth().then(
+    checkHealth(serverState()).then(
       (report) => {
         const body = JSON.stringify({ status: report.ok ? 'ok' : 'unavailable', checks: report.checks });
         response.writeHead(report.ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });

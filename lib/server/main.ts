@@ -11,19 +11,18 @@ import { serveMetrics } from '../http/metrics/serve-metrics';
 import { isBeaconRequest, serveBeacon } from '../http/analytics/serve-beacon';
 import { acceptWorkerRequest } from '../http/edge/from-playback-worker';
 import { servePlayback } from '../http/playback/serve-playback';
-import { applicationRouteClass, countHttpRequest } from '../http/request-metrics';
+import { applicationRouteClass, countHttpRequest } from '../http/metrics/request-metrics';
 import { recoverInterruptedJobs } from '../jobs/queue';
-import { startJobProcessing } from '../jobs/start-job-processing';
-import { startWebhookDispatcher } from '../jobs/webhook-dispatcher';
+import { startJobProcessing } from '../worker/start-job-processing';
+import { startWebhookDispatcher } from '../worker/webhook-dispatcher';
 import { getLogger } from '../log';
 import { metricSet } from '../metrics/metric-set';
-import { killAllProcesses } from '../media/run-process';
 import { collector } from '../services/analytics/collector';
 import { closeInactiveViews, deleteViewsEndedBefore } from '../services/analytics/view-store';
-import { startNodeEvents } from '../services/cluster/node-events';
 import { deleteExpiredTestAssets } from '../services/assets/delete-expired-test-assets';
 import { startLadderFill } from '../services/playback/fill-ladders';
 import { startLiveRuntime } from '../services/live/live-runtime';
+import { childProcesses } from '../services/processes/child-processes';
 import { multivariantsSteadyForNewViewers } from '../services/playback/get-multivariant-playlist';
 import { noteFileServedByWorker } from '../services/playback/get-rendition-file';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
@@ -36,9 +35,10 @@ import { startHealthListener } from './health-listener';
 import { startPlaybackWorkers, type PlaybackWorkers } from './playback-workers';
 import { prepareDatabase } from './prepare-database';
 import { projectRoot } from './project-root';
-import { serverState } from './server-state';
+import { startNodeEvents } from './start-node-events';
 import { listen } from '../utils/listen';
 import { hasNodeRuntime, installNodeRuntime } from '../runtime/node-runtime';
+import { serverState } from '../runtime/server-state';
 import { createNodeRuntime } from './create-node-runtime';
 
 // The process `npm start` runs. KEYFRAME_ROLE picks its parts: `all` (the default) runs everything
@@ -195,7 +195,7 @@ const main = async () => {
     serverState().shuttingDown = true;
     log.info({ signal }, 'shutting down');
     const hardExit = setTimeout(() => {
-      killAllProcesses();
+      childProcesses().killAll();
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
     hardExit.unref();
@@ -208,7 +208,7 @@ const main = async () => {
     await Promise.all([jobs?.stop(JOB_GRACE_MS), webhooks?.stop(JOB_GRACE_MS), playbackWorkers?.stop(), live?.close()]);
     // After the workers stopped forwarding: the beacons they passed on are written too.
     await beacons?.stop().catch((error: unknown) => log.error({ err: error }, 'writing playback views at shutdown failed'));
-    killAllProcesses();
+    childProcesses().killAll();
     await stopNodeEvents();
     server.closeAllConnections();
     await getDb().$disconnect();

@@ -1,5 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { INIT_FILE, RENDITION_COMPLETE_FILE, segmentFileName } from '../media/names';
 
 // The one place that decides where an asset's files live under DATA_DIR.
 
@@ -33,22 +34,34 @@ export const removeAssetFiles = async (dataDir: string, assetId: string): Promis
 };
 
 // HLS renditions: `hls/<rendition>/init.mp4` and `hls/<rendition>/<index>.m4s`, where the rendition
-// is a rung name ("720p") or "audio".
+// is a rung name ("720p") or an audio track's ("audio"); the names are lib/media/names.ts's.
+const HLS_FOLDER = 'hls';
+
 export const hlsDirectory = (dataDir: string, assetId: string): string =>
-  path.join(assetDirectory(dataDir, assetId), 'hls');
+  path.join(assetDirectory(dataDir, assetId), HLS_FOLDER);
 
 export const renditionDirectory = (dataDir: string, assetId: string, rendition: string): string =>
   path.join(hlsDirectory(dataDir, assetId), rendition);
 
 export const initSegmentPath = (dataDir: string, assetId: string, rendition: string): string =>
-  path.join(renditionDirectory(dataDir, assetId, rendition), 'init.mp4');
+  path.join(renditionDirectory(dataDir, assetId, rendition), INIT_FILE);
 
 export const mediaSegmentPath = (dataDir: string, assetId: string, rendition: string, index: number): string =>
-  path.join(renditionDirectory(dataDir, assetId, rendition), `${index}.m4s`);
+  path.join(renditionDirectory(dataDir, assetId, rendition), segmentFileName(index));
 
 // Written when every segment of a rendition exists (background rungs, the audio track).
 export const renditionCompletePath = (dataDir: string, assetId: string, rendition: string): string =>
-  path.join(renditionDirectory(dataDir, assetId, rendition), 'complete.json');
+  path.join(renditionDirectory(dataDir, assetId, rendition), RENDITION_COMPLETE_FILE);
+
+/**
+ * The rendition and file name of an HLS file from its path below DATA_DIR/assets
+ * (`<assetId>/hls/<rendition>/<file>`, either separator); null for any other file.
+ */
+export const hlsFileOfAssetsPath = (relativePath: string): { rendition: string; file: string } | null => {
+  const [assetId, folder, rendition, file, ...deeper] = relativePath.split('\\').join('/').split('/');
+  if (!assetId || folder !== HLS_FOLDER || !rendition || !file || deeper.length > 0) return null;
+  return { rendition, file };
+};
 
 // Generated images (thumbnails, animated images, storyboard sprites): `images/<name>`, the name
 // derived from the normalised request, so every distinct image is one file. They go with the asset.
@@ -86,9 +99,3 @@ export const textTrackFilePath = (dataDir: string, assetId: string, trackId: str
 /** An added audio track's downloaded file, before it is encoded. */
 export const audioTrackSourcePath = (dataDir: string, assetId: string, trackId: string): string =>
   path.join(trackDirectory(dataDir, assetId, trackId), 'source');
-
-/**
- * The HLS rendition of an audio track: the primary keeps the name `audio` it always had; every
- * other audio track is `audio-{trackId}` (its playlist `/{PLAYBACK_ID}/audio-{trackId}.m3u8`).
- */
-export const audioRenditionName = (track: { id: string; primary: boolean }): string => (track.primary ? 'audio' : `audio-${track.id}`);

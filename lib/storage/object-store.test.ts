@@ -6,11 +6,14 @@ import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { aac, ffmpeg, FFMPEG, FFPROBE, x264 } from '../media/test-support/media-fixtures';
 import { runProcess } from '../media/run-process';
-import type { RunningSwiftS3 } from '../setup/swift-s3.mjs';
+import type { RunningSwiftS3 } from '../../harness/swift-s3.mjs';
 import { createLocalDiskStore } from './local-disk-store';
 import type { ObjectStore, S3ObjectStore } from './object-store';
 import { createS3Store } from './s3-store';
 import { s3OptionsOf, startTestSwift, SWIFT_START_TIMEOUT_MS } from './test-support/swift-fixture';
+import { ChildProcessSet } from '../media/child-process-set';
+
+const children = new ChildProcessSet();
 
 // The same contract for both drivers: local disk always, S3 against a real Swift + s3api.
 
@@ -238,12 +241,12 @@ describe('S3 object store on Swift', () => {
     await objects.put(key, { file: clip });
     const url = await objects.presignedGetUrl(key, 300);
 
-    const probe = await runProcess({ command: FFPROBE, args: ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', url] });
+    const probe = await runProcess({ command: FFPROBE, args: ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', url], children });
     expect(probe.exitCode, probe.stderr).toBe(0);
     expect(Number(probe.stdout.trim())).toBeCloseTo(4, 0);
 
     const frame = path.join(scratch, 'frame.png');
-    const grab = await runProcess({ command: FFMPEG, args: ['-v', 'error', '-ss', '3', '-i', url, '-frames:v', '1', '-y', frame] });
+    const grab = await runProcess({ command: FFMPEG, args: ['-v', 'error', '-ss', '3', '-i', url, '-frames:v', '1', '-y', frame], children });
     expect(grab.exitCode, grab.stderr).toBe(0);
     expect((await stat(frame)).size).toBeGreaterThan(1000);
   });

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 // The bytes of recently served stored files, kept in a playback worker's memory up to a byte cap.
 // Node cannot sendfile(2) to a socket, so every answer from disk costs a read on the thread pool
 // (a queue hop per request) plus a copy; for the hot segments of a popular asset, answering from
-// memory instead measured +40 % requests per second and half the p99 (README, Delivery). A file is
+// memory instead measured +40 % requests per second and half the p99 (docs/benchmark.md). A file is
 // only ever published whole under its final name and its bytes never change (encodes are
 // deterministic), so its path and size identify its bytes.
 

@@ -1,10 +1,11 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { INIT_FILE } from '../../media/names';
 import type { HttpRequestTally, RouteClass } from '../../metrics/http-request-tally';
-import { etagMatches } from '../playback/etag-match';
-import { OpenFileCache } from '../playback/open-file-cache';
-import { matchPlaybackPath, type PlaybackPath } from '../playback/playback-paths';
-import { headersWithLength, planResponse } from '../playback/response-plan';
-import { sendFileRange } from '../playback/send-file-range';
+import { etagMatches } from '../serving/etag-match';
+import { OpenFileCache } from '../serving/open-file-cache';
+import { matchPlaybackPath, type PlaybackPath } from '../serving/playback-paths';
+import { headersWithLength, planResponse } from '../serving/response-plan';
+import { sendFileRange } from '../serving/send-file-range';
 import {
   CACHEABLE_HEADER,
   CLIENT_ADDRESS_HEADER,
@@ -54,7 +55,7 @@ const headerValue = (message: IncomingMessage, name: string): string | undefined
 };
 
 const routeOf = (path: PlaybackPath): RouteClass => {
-  if (path.kind === 'rendition-file') return path.file === 'init.mp4' ? 'playback_init' : 'playback_segment';
+  if (path.kind === 'rendition-file') return path.file === INIT_FILE ? 'playback_init' : 'playback_segment';
   if (path.kind === 'static-rendition' || path.kind === 'text-track') return 'playback_static';
   return path.kind === 'image' ? 'playback_image' : 'playback_playlist';
 };

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Representation } from '../playback/response-plan';
+import type { Representation } from '../serving/response-plan';
 import type { EdgeForget } from './edge-protocol';
 
 // A playback worker's copy of answers the app marked as the same for every public request: public

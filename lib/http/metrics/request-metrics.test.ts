@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { metricSet } from '../../metrics/metric-set';
-import { matchPlaybackPath } from '../playback/playback-paths';
+import { matchPlaybackPath } from '../serving/playback-paths';
 import { applicationRouteClass, countHttpRequest, playbackRouteClass, type RouteClass } from './request-metrics';
 
 const ID = 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0';

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { INIT_FILE } from '../../media/names';
 import { recordHttpRequest, type RouteClass } from '../../metrics/record';
-import type { PlaybackPath } from '../playback/playback-paths';
+import type { PlaybackPath } from '../serving/playback-paths';
 
 // Counts every HTTP request the server answers, by route class and status, with its duration. The
 // playback host classifies its own paths (it has matched them already); everything else is
@@ -37,7 +38,7 @@ export const playbackRouteClass = (path: PlaybackPath): RouteClass => {
     case 'rendition-playlist':
       return 'playback_playlist';
     case 'rendition-file':
-      return path.file === 'init.mp4' ? 'playback_init' : 'playback_segment';
+      return path.file === INIT_FILE ? 'playback_init' : 'playback_segment';
     case 'image':
       return 'playback_image';
     case 'static-rendition':

@@ -5,9 +5,9 @@ import { LRUCache } from 'lru-cache';
 import { httpStatusOf, type ApiError } from '../api-error';
 import { errorBody } from '../respond';
 import { FILE_HEADER, FILE_RANGE_HEADER, FILE_SIZE_HEADER } from '../edge/edge-protocol';
-import { headersWithLength, planResponse, type Representation } from './response-plan';
-import { sendFileRange } from './send-file-range';
-import { OpenFileCache } from './open-file-cache';
+import { headersWithLength, planResponse, type Representation } from '../serving/response-plan';
+import { sendFileRange } from '../serving/send-file-range';
+import { OpenFileCache } from '../serving/open-file-cache';
 import { PLAYBACK_CORS_HEADERS } from './playback-headers';
 
 // The one response writer of the playback host, used for files already stored and for files just

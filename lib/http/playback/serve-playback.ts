@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PlaybackAudience } from '../../auth/playback-token';
 import { getLogger } from '../../log';
+import { isSubtitlesRendition } from '../../media/names';
 import { isAnimatedFormat, isStillFormat } from '../../schemas/image-params';
 import { getAnimatedImage } from '../../services/images/get-animated-image';
 import { getStoryboardImage } from '../../services/images/get-storyboard-image';
@@ -12,7 +13,7 @@ import { forgetMissingRenditionFile, getRenditionFile } from '../../services/pla
 import { getStaticRenditionFile } from '../../services/playback/get-static-rendition-file';
 import { getRenditionPlaylist, storedRenditionPlaylist } from '../../services/playback/get-rendition-playlist';
 import { peekPublicPlayback, type PlaybackAccess, type PlaybackText } from '../../services/playback/resolve-playback';
-import { getSubtitlesPlaylist, getSubtitlesSegment, isSubtitlesRendition } from '../../services/playback/subtitles-rendition';
+import { getSubtitlesPlaylist, getSubtitlesSegment } from '../../services/playback/subtitles-rendition';
 import { getTextTrackFile } from '../../services/playback/text-track-files';
 import { findLivePlayback } from '../../services/live/live-registry';
 import type { LiveRequest } from '../../services/live/live-playback';
@@ -30,7 +31,7 @@ import {
   storyboardTextCacheControl,
 } from './playback-headers';
 import { downloadDisposition } from './download-disposition';
-import { matchPlaybackPath, type ImageKind, type PlaybackPath } from './playback-paths';
+import { matchPlaybackPath, type ImageKind, type PlaybackPath } from '../serving/playback-paths';
 import { matchMasterPath, serveMaster } from './serve-master';
 import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
 import { serveLive } from './serve-live';

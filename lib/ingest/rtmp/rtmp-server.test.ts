@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import NodeRtmpClient from 'node-media-server/src/node_rtmp_client.js';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer } from './rtmp-server';
+import { createRtmpServerSlot, startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer } from './rtmp-server';
 
 // Real ffmpeg publishers and readers against a real server on an ephemeral port. One server at a
 // time: node-media-server's session maps are process-global.
@@ -16,6 +16,8 @@ const logLines: string[] = [];
 const log = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
 const keysUsed = new Set<string>();
 const children = new Set<ChildProcess>();
+// One slot for the file, as a process has one: the servers of these tests run one at a time.
+const slot = createRtmpServerSlot();
 let server: RtmpServer | undefined;
 let originalCwd = '';
 let scratchCwd = '';
@@ -68,6 +70,7 @@ async function startServer(
 ): Promise<{ server: RtmpServer; recorder: Recorder; url: (path: string) => string }> {
   const recorder: Recorder = { published: [], authorized: [] };
   server = await startRtmpServer({
+    slot,
     port: extra.port ?? 0,
     log,
     mediaInactivityTimeoutMs: extra.mediaInactivityTimeoutMs,
@@ -418,7 +421,7 @@ describe('startRtmpServer', () => {
     }
     const { server } = await startServer(() => ({ accept: true }), { port });
     expect(server.port).toBe(port);
-    await expect(startRtmpServer({ port: 0, log, authorize: async () => ({ accept: true }), onPublish: () => undefined })).rejects.toThrow(
+    await expect(startRtmpServer({ slot, port: 0, log, authorize: async () => ({ accept: true }), onPublish: () => undefined })).rejects.toThrow(
       /already running/,
     );
   });

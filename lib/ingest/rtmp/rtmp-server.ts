@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import type { Logger } from 'pino';
 import { listen } from '../../utils/listen';
-import { processSingleton } from '../../utils/process-singleton';
 import { audioCodecProblem, videoCodecProblem } from './flv-tags';
 import { clearNodeMediaServerContext, RtmpConnection, silenceNodeMediaServer, type RtmpConnectionEvents, type StatusNotice } from './rtmp-connection';
 import { LivePublisher, type RtmpPublisher } from './rtmp-publisher';
@@ -30,7 +29,15 @@ export type RtmpServerOptions = {
   mediaInactivityTimeoutMs?: number;
   /** Bytes queued for a reader (the packager) that fell behind before it is disconnected. Default 64 MiB. */
   maxReaderBacklogBytes?: number;
+  /** The process's one slot (its runtime holds it): a second server is refused while one runs. */
+  slot: RtmpServerSlot;
 };
+
+// node-media-server keeps its sessions in module-global maps, so two servers in one process would
+// see each other's streams.
+export type RtmpServerSlot = { running: boolean };
+
+export const createRtmpServerSlot = (): RtmpServerSlot => ({ running: false });
 
 const DEFAULT_MEDIA_INACTIVITY_TIMEOUT_MS = 10_000;
 // A publish of a key that is already live is refused while the live one sent media this recently;
@@ -44,12 +51,9 @@ const CLOSE_WAIT_MS = 1_500;
 const REFUSED_KEY = 'NetStream.Publish.Unauthorized';
 const BAD_NAME = 'NetStream.Publish.BadName';
 
-// node-media-server keeps its sessions in module-global maps, so two servers in one process would
-// see each other's streams.
-const serverSlot = processSingleton('rtmp-ingest-server', () => ({ running: false }));
-
 export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpServer> {
   const readHost = localReadHost(options.host);
+  const serverSlot = options.slot;
   if (serverSlot.running) throw new Error('an RTMP server is already running in this process');
   serverSlot.running = true;
   silenceNodeMediaServer();

@@ -4,13 +4,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runProcess } from '../run-process';
 import { buildClipArgs } from './clip-args';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 // The cut is checked on real output: a 25 fps testsrc2 with a sine, cut between frames that are
 // not keyframes, must give exactly the frames in range, with audio as long as the video.
 
 let dir: string;
 const run = async (command: string, args: string[]) => {
-  const result = await runProcess({ command, args });
+  const result = await runProcess({ command, args, children });
   expect(result.exitCode, result.stderr).toBe(0);
   return result.stdout;
 };

@@ -6,6 +6,9 @@ import { runProcess } from '../run-process';
 import { ffmpeg, FFMPEG, FFPROBE } from '../test-support/media-fixtures';
 import type { AudioOutputChannels } from './audio-plan';
 import { buildAudioTrackArgs } from './encode-args';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 // The audio track encode run by the real ffmpeg on every input codec an audio track may arrive in,
 // and listened to: which stream it took (by its tone), where a 5.1 or 7.1 mix went, and how long
@@ -30,7 +33,7 @@ const source = async (name: string, args: string[]): Promise<string> => {
 /** Runs the production arguments and keeps the fragmented MP4 they write to stdout. */
 const encodeTrack = async (options: Parameters<typeof buildAudioTrackArgs>[0]): Promise<string> => {
   const chunks: Buffer[] = [];
-  const result = await runProcess({ command: FFMPEG, args: buildAudioTrackArgs(options), onStdout: (chunk) => chunks.push(chunk) });
+  const result = await runProcess({ command: FFMPEG, args: buildAudioTrackArgs(options), onStdout: (chunk) => chunks.push(chunk), children });
   expect(result.exitCode, result.stderr).toBe(0);
   const output = path.join(dir, `${path.basename(options.inputPath)}-${options.streamIndex ?? 0}-${options.channels ?? 2}.mp4`);
   await writeFile(output, Buffer.concat(chunks));
@@ -41,6 +44,7 @@ const probeAudio = async (file: string) => {
   const result = await runProcess({
     command: FFPROBE,
     args: ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_name,profile,channels,sample_rate', '-of', 'json', file],
+    children,
   });
   return (JSON.parse(result.stdout) as { streams: Array<{ codec_name: string; profile: string; channels: number; sample_rate: string }> }).streams[0];
 };
@@ -52,6 +56,7 @@ const decode = async (file: string, channels: number): Promise<Float32Array[]> =
     command: FFMPEG,
     args: ['-v', 'error', '-i', file, '-f', 'f32le', '-acodec', 'pcm_f32le', '-ar', '48000', 'pipe:1'],
     onStdout: (chunk) => chunks.push(chunk),
+    children,
   });
   expect(result.exitCode, result.stderr).toBe(0);
   const all = new Float32Array(new Uint8Array(Buffer.concat(chunks)).buffer);

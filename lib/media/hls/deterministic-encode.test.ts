@@ -12,6 +12,9 @@ import { ffmpeg, FFMPEG, FFPROBE } from '../test-support/media-fixtures';
 import { buildInitSegmentArgs, buildVideoSegmentArgs } from './encode-args';
 import { buildLadder, type Rung } from './ladder';
 import { buildSegmentPlan, encodeWindow } from './segment-plan';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 // Segments are served `immutable`, so a re-encode (after eviction, a restart, on another machine)
 // must give the bytes of the first encode, or a cache that kept one copy mixes two encodes. With
@@ -41,6 +44,7 @@ const encode = async (args: string[], { pinToOneCpu = false } = {}): Promise<Buf
     command: pinToOneCpu ? 'taskset' : FFMPEG,
     args: pinToOneCpu ? ['-c', '0', FFMPEG, ...args] : args,
     onStdout: (chunk) => chunks.push(chunk),
+    children,
   });
   expect(result.exitCode, result.stderr).toBe(0);
   return Buffer.concat(chunks);
@@ -78,7 +82,7 @@ describe('init segments', () => {
 const packetTimes = async (output: Buffer, name: string): Promise<string> => {
   const file = path.join(dir, name);
   await writeFile(file, output);
-  const probe = await runProcess({ command: FFPROBE, args: ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts', '-of', 'csv=p=0', file] });
+  const probe = await runProcess({ command: FFPROBE, args: ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts', '-of', 'csv=p=0', file], children });
   expect(probe.exitCode, probe.stderr).toBe(0);
   return probe.stdout.trim();
 };

@@ -7,6 +7,9 @@ import { runProcess } from '../run-process';
 import { aac, ffmpeg, FFMPEG } from '../test-support/media-fixtures';
 import { buildInitSegmentArgs, buildVideoSegmentArgs } from './encode-args';
 import { buildLadder } from './ladder';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 // init.mp4 is served from a one-frame encode, and segments from full encodes: a player decodes
 // every segment with that init, so the two must be byte-identical for every rung.
@@ -26,7 +29,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const encode = async (args: string[]) => {
   const chunks: Buffer[] = [];
-  const result = await runProcess({ command: FFMPEG, args, onStdout: (chunk) => chunks.push(chunk) });
+  const result = await runProcess({ command: FFMPEG, args, onStdout: (chunk) => chunks.push(chunk), children });
   expect(result.exitCode, result.stderr).toBe(0);
   return splitFragmentedMp4(Buffer.concat(chunks));
 };

@@ -2,8 +2,8 @@
 // is "720p", like a landscape 1280x720 one. Bitrates are for video only; audio is a separate
 // 128 kb/s AAC rendition shared by every rung.
 
-export type EncodingTier = 'smart' | 'baseline';
-export type MaxResolutionTier = '1080p' | '1440p' | '2160p';
+import type { EncodingTier, MaxResolutionTier } from '../encoding-tiers';
+import { rungName, shortSideOfResolution } from '../names';
 
 export type Rung = {
   name: string;
@@ -138,7 +138,7 @@ export const buildLadder = ({
     const maxBitrate = Math.round(videoBitrate * PEAK_FACTOR);
     const level = h264Level({ width, height, frameRate: fps, maxBitrate });
     return {
-      name: `${spec.shortSide}p`,
+      name: rungName(spec.shortSide),
       width,
       height,
       videoBitrate,
@@ -151,14 +151,9 @@ export const buildLadder = ({
   });
 };
 
-const RESOLUTION_FILTER = /^(\d{3,4})p$/;
-
 // `max_resolution` / `min_resolution` playback modifiers (e.g. "720p").
 export const filterLadder = (rungs: Rung[], { max, min }: { max?: string; min?: string }): Rung[] => {
-  const limit = (value: string | undefined) => {
-    const match = value ? RESOLUTION_FILTER.exec(value) : null;
-    return match?.[1] ? Number(match[1]) : undefined;
-  };
+  const limit = (value: string | undefined) => (value === undefined ? undefined : (shortSideOfResolution(value) ?? undefined));
   const maxShort = limit(max);
   const minShort = limit(min);
   const shortSide = (rung: Rung) => Math.min(rung.width, rung.height);

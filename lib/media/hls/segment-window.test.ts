@@ -7,6 +7,9 @@ import { ffmpeg, FFMPEG, FFPROBE } from '../test-support/media-fixtures';
 import { buildVideoSegmentArgs } from './encode-args';
 import { buildLadder } from './ladder';
 import { buildSegmentPlan, encodeWindow } from './segment-plan';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 // A segment must hold exactly the source frames of its window, whichever way the input seek lands.
 // Each source frame here is flat grey with a brightness of 5 × its number (mod 250), so a decoded
@@ -42,13 +45,14 @@ const rung = { ...lowest!, width: 160, height: 96 };
 // The brightness of every frame of an encoded segment, in order.
 const encodedBrightness = async (args: string[], name: string): Promise<number[]> => {
   const chunks: Buffer[] = [];
-  const encode = await runProcess({ command: FFMPEG, args, onStdout: (chunk) => chunks.push(chunk) });
+  const encode = await runProcess({ command: FFMPEG, args, onStdout: (chunk) => chunks.push(chunk), children });
   expect(encode.exitCode, encode.stderr).toBe(0);
   const file = path.join(dir, `${name}.mp4`);
   await writeFile(file, Buffer.concat(chunks));
   const probe = await runProcess({
     command: FFPROBE,
     args: ['-v', 'error', '-f', 'lavfi', '-i', `movie=${file},signalstats`, '-show_entries', 'frame_tags=lavfi.signalstats.YAVG', '-of', 'csv=p=0'],
+    children,
   });
   expect(probe.exitCode, probe.stderr).toBe(0);
   return probe.stdout.trim().split('\n').map(Number);

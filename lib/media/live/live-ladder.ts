@@ -3,6 +3,8 @@
 // 1.6× real time (live-streaming.md §3), so the source is never re-encoded and at most a couple of
 // lower rungs are. Rungs are named after their short side, like the on-demand ladder.
 
+import { LIVE_SOURCE_RENDITION, PRIMARY_AUDIO_RENDITION, rungName } from '../names';
+
 export type LiveSourceInfo = {
   video?: { codec: string; width: number; height: number; frameRate?: number };
   audio?: { codec: string; sampleRate: number; channels: number };
@@ -11,7 +13,7 @@ export type LiveSourceInfo = {
 export type LiveRung =
   | { name: string; kind: 'copy' }
   | { name: string; kind: 'encode'; width: number; height: number; videoBitrate: number; maxRate: number; bufSize: number }
-  | { name: 'audio'; kind: 'audio-only' };
+  | { name: typeof PRIMARY_AUDIO_RENDITION; kind: 'audio-only' };
 
 export type EncodedLiveRung = Extract<LiveRung, { kind: 'encode' }>;
 
@@ -28,8 +30,6 @@ const ENCODED_RUNGS = [
 // carries much more than its share, which keeps the players' bandwidth estimates steady.
 const MAX_RATE_FACTOR = 1.2;
 
-export const SOURCE_RUNG_NAME = 'source';
-
 const even = (value: number) => Math.max(2, Math.round(value / 2) * 2);
 
 const encodedRung = (shortSide: number, videoBitrate: number, source: { width: number; height: number }): EncodedLiveRung => {
@@ -38,7 +38,7 @@ const encodedRung = (shortSide: number, videoBitrate: number, source: { width: n
   const portrait = source.height > source.width;
   const maxRate = Math.round(videoBitrate * MAX_RATE_FACTOR);
   return {
-    name: `${shortSide}p`,
+    name: rungName(shortSide),
     kind: 'encode',
     width: portrait ? shortSide : long,
     height: portrait ? long : shortSide,
@@ -57,7 +57,7 @@ const encodedRung = (shortSide: number, videoBitrate: number, source: { width: n
 export const planLiveLadder = (source: LiveSourceInfo, { maxEncodedRungs, audioOnly }: { maxEncodedRungs: number; audioOnly: boolean }): LiveRung[] => {
   if (audioOnly) {
     if (!source.audio) throw new Error('An audio-only live stream needs an audio track');
-    return [{ name: 'audio', kind: 'audio-only' }];
+    return [{ name: PRIMARY_AUDIO_RENDITION, kind: 'audio-only' }];
   }
   const video = source.video;
   if (!video) throw new Error('The live source has no video track');
@@ -72,5 +72,5 @@ export const planLiveLadder = (source: LiveSourceInfo, { maxEncodedRungs, audioO
       : maxEncodedRungs === 0
         ? []
         : [...candidates.slice(0, maxEncodedRungs - 1), candidates[candidates.length - 1]!];
-  return [{ name: SOURCE_RUNG_NAME, kind: 'copy' }, ...chosen.map((rung) => encodedRung(rung.shortSide, rung.videoBitrate, video))];
+  return [{ name: LIVE_SOURCE_RENDITION, kind: 'copy' }, ...chosen.map((rung) => encodedRung(rung.shortSide, rung.videoBitrate, video))];
 };

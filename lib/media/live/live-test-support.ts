@@ -3,6 +3,9 @@ import type { Readable } from 'node:stream';
 import { Fmp4StreamSplitter } from '../fmp4';
 import { runProcess } from '../run-process';
 import { FFMPEG, FFPROBE } from '../test-support/media-fixtures';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 // Shared by the live media tests: running the live packager the way the runtime will (one ffmpeg,
 // one pipe per rung, split into init + fragments as bytes arrive), and asking ffmpeg's own tools
@@ -44,7 +47,7 @@ export const runLivePackager = async (args: string[], outputFds: number[]): Prom
 };
 
 const run = async (command: string, args: string[]) => {
-  const result = await runProcess({ command, args });
+  const result = await runProcess({ command, args, children });
   if (result.exitCode !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
   return result;
 };

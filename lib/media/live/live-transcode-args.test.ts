@@ -9,6 +9,9 @@ import { planLiveLadder, type LiveRung } from './live-ladder';
 import { LiveSegmenter, type LiveSegmenterEvent } from './live-segmenter';
 import { decodeErrors, probeJson, runLivePackager, spsAvc1, type RungOutput } from './live-test-support';
 import { liveTranscodeArgs, recordingRemuxArgs, renderConcatList } from './live-transcode-args';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 const valueAfter = (args: string[], flag: string, from = 0) => args[args.indexOf(flag, from) + 1];
 const FRAGMENT_SECONDS = 0.5;
@@ -238,7 +241,7 @@ describe('recordingRemuxArgs', () => {
     const listFile = path.join(dir, 'pieces.ffconcat');
     await writeFile(listFile, renderConcatList(pieces));
     const output = path.join(dir, 'recording.mp4');
-    const result = await runProcess({ command: FFMPEG, args: recordingRemuxArgs({ listFile, output }) });
+    const result = await runProcess({ command: FFMPEG, args: recordingRemuxArgs({ listFile, output }), children });
     expect(result.exitCode, result.stderr).toBe(0);
 
     const probed = await probeJson(output, 'format=duration:stream=codec_type,duration');
@@ -247,7 +250,7 @@ describe('recordingRemuxArgs', () => {
     expect(probed.streams.map((stream) => stream.codec_type)).toEqual(['video', 'audio']);
     expect(await decodeErrors(output)).toBe('');
     for (const stream of ['v', 'a']) {
-      const { stdout } = await runProcess({ command: FFPROBE, args: ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=pts_time', '-of', 'csv=p=0', output] });
+      const { stdout } = await runProcess({ command: FFPROBE, args: ['-v', 'error', '-select_streams', stream, '-show_entries', 'packet=pts_time', '-of', 'csv=p=0', output], children });
       const times = stdout.trim().split('\n').map(Number).sort((a, b) => a - b);
       const largestStep = Math.max(...times.slice(1).map((time, index) => time - times[index]!));
       // A frame or so at the seam, never the 20 s the first connection's clock was ahead.

@@ -6,6 +6,9 @@ import type { AudioStreamInfo, MediaProbe, VideoStreamInfo } from '../ffprobe';
 import { probeMedia } from '../probe-media';
 import { runProcess } from '../run-process';
 import { buildMasterArgs, planMaster } from './master-args';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 const video = (codec: string, extra: Partial<VideoStreamInfo> = {}): VideoStreamInfo => ({
   index: 0, codec, profile: null, pixelFormat: 'yuv420p', codedWidth: 320, codedHeight: 240, rotation: 0, displayWidth: 320,
@@ -44,7 +47,7 @@ describe('planMaster', () => {
 describe('masters made by ffmpeg', () => {
   let dir: string;
   const ffmpeg = async (args: string[]) => {
-    const result = await runProcess({ command: 'ffmpeg', args });
+    const result = await runProcess({ command: 'ffmpeg', args, children });
     expect(result.exitCode, result.stderr).toBe(0);
   };
   const lavfi = ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=25:duration=1', '-f', 'lavfi', '-i', 'sine=duration=1'];
@@ -61,11 +64,11 @@ describe('masters made by ffmpeg', () => {
   ])('$name: $mode gives H.264 + AAC in a faststart MP4', async ({ name, codecs, mode }) => {
     const input = path.join(dir, name);
     await ffmpeg([...lavfi, ...codecs, input]);
-    const plan = planMaster(await probeMedia({ ffprobePath: 'ffprobe', inputPath: input }));
+    const plan = planMaster(await probeMedia({ ffprobePath: 'ffprobe', inputPath: input, children }));
     expect(plan.mode).toBe(mode);
     const output = path.join(dir, `${name}.master.mp4`);
     await ffmpeg(buildMasterArgs({ input, output, plan }));
-    const master = await probeMedia({ ffprobePath: 'ffprobe', inputPath: output });
+    const master = await probeMedia({ ffprobePath: 'ffprobe', inputPath: output, children });
     expect(master.video.map((stream) => stream.codec)).toEqual(['h264']);
     expect(master.audio.map((stream) => stream.codec)).toEqual(['aac']);
     expect(Math.abs((master.durationSeconds ?? 0) - 1)).toBeLessThan(0.1);

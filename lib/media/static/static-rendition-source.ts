@@ -1,4 +1,5 @@
 import type { Rung } from '../hls/ladder';
+import { shortSideOfResolution } from '../names';
 
 // Which of the asset's renditions a static rendition (MP4/M4A download) is remuxed from. The file
 // is never encoded on its own: it is the rung's just-in-time segments plus the audio track, so it
@@ -19,7 +20,6 @@ const shortSide = (rung: Rung): number => Math.min(rung.width, rung.height);
 const topRungUpTo = (rungs: Rung[], limit: number): Rung | undefined => rungs.filter((rung) => shortSide(rung) <= limit).at(-1);
 
 const CAPS: Record<string, number> = { 'capped-1080p': 1080, high: 1080, medium: 720, low: 360 };
-const ADVANCED = /^(\d{3,4})p$/;
 
 export const staticRenditionSource = ({
   resolution,
@@ -43,11 +43,11 @@ export const staticRenditionSource = ({
   if (resolution === 'highest') return { kind: 'video', rung: top };
   const cap = CAPS[resolution];
   if (cap !== undefined) return { kind: 'video', rung: topRungUpTo(rungs, cap) ?? rungs[0]! };
-  const requested = ADVANCED.exec(resolution)?.[1];
-  if (requested === undefined) return { kind: 'unavailable', status: 'errored', reason: `Unknown static rendition resolution "${resolution}"` };
+  const requested = shortSideOfResolution(resolution);
+  if (requested === null) return { kind: 'unavailable', status: 'errored', reason: `Unknown static rendition resolution "${resolution}"` };
   const named = rungs.find((rung) => rung.name === resolution);
   if (named) return { kind: 'video', rung: named };
-  if (Number(requested) > shortSide(top)) {
+  if (requested > shortSide(top)) {
     return { kind: 'unavailable', status: 'skipped', reason: `The asset's video (${top.width}x${top.height}) is smaller than ${resolution}` };
   }
   return {

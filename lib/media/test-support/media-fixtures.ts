@@ -1,6 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess } from '../run-process';
+import { ChildProcessSet } from '../child-process-set';
+
+const children = new ChildProcessSet();
 
 // Shared by the media tests: the real ffmpeg, and the sample media folder that sits next to the
 // repository in CI (absent on a fresh clone, so tests using it are skipped there).
@@ -13,7 +16,7 @@ export const x264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv
 export const aac = ['-c:a', 'aac', '-ac', '2'];
 
 export const ffmpeg = async (...args: string[]): Promise<void> => {
-  const result = await runProcess({ command: FFMPEG, args: ['-hide_banner', '-v', 'error', '-y', ...args] });
+  const result = await runProcess({ command: FFMPEG, args: ['-hide_banner', '-v', 'error', '-y', ...args], children });
   if (result.exitCode !== 0) throw new Error(`ffmpeg ${args.join(' ')} failed: ${result.stderr}`);
 };
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Beacon, BeaconEvent } from '../../analytics/beacon-schema';
 import type { ViewerAgent } from '../../analytics/user-agent';
 import { ApiError } from '../../errors/api-error';
-import { processSingleton } from '../../utils/process-singleton';
+import { nodeRuntime } from '../../runtime/node-runtime';
 import { writeViews, type PendingBeacon, type StoredState, type ViewWrite } from './view-store';
 
 // Takes mux-embed beacons in, answers at once, and writes the views they describe in batches.
@@ -128,5 +128,17 @@ export class Collector {
   }
 }
 
-/** The process's collector (made on first use; the server starts its timer). */
-export const collector = (log: () => Logger): Collector => processSingleton('analytics.collector', () => new Collector({ log: log() }));
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** Empty until the first beacon or the server's start asks for the collector. */
+    collector: { current: Collector | null };
+  }
+}
+
+export const createCollectorSlot = (): { current: Collector | null } => ({ current: null });
+
+/** The node's collector (made on first use, logging to what that first caller gives; the server starts its timer). */
+export const collector = (log: () => Logger): Collector => {
+  const slot = nodeRuntime().collector;
+  return (slot.current ??= new Collector({ log: log() }));
+};

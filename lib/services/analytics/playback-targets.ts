@@ -1,7 +1,7 @@
 import type { Prisma } from '../../db/generated/client';
 import { getDb } from '../../db/client';
 import { LookupCache } from '../../utils/lookup-cache';
-import { processSingleton } from '../../utils/process-singleton';
+import { nodeRuntime } from '../../runtime/node-runtime';
 
 // Which asset or live stream a view's playback ID belongs to, looked up in batches when views are
 // written and kept a while (views of one video beacon many times). A live stream's views also
@@ -11,7 +11,16 @@ export type PlaybackTarget = { playbackId: string; assetId: string | null; liveS
 
 const UNKNOWN: PlaybackTarget = { playbackId: '', assetId: null, liveStreamId: null };
 
-const targets = () => processSingleton('analytics.playback-targets', () => new LookupCache<PlaybackTarget>({ maxEntries: 20_000, ttlMs: 5 * 60_000 }));
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** By playback ID. */
+    playbackTargets: LookupCache<PlaybackTarget>;
+  }
+}
+
+export const createPlaybackTargets = (): LookupCache<PlaybackTarget> => new LookupCache<PlaybackTarget>({ maxEntries: 20_000, ttlMs: 5 * 60_000 });
+
+const targets = (): LookupCache<PlaybackTarget> => nodeRuntime().playbackTargets;
 
 const loadTargets = async (db: Prisma.TransactionClient, playbackIds: string[]): Promise<Map<string, PlaybackTarget>> => {
   const [assetIds, liveIds] = await Promise.all([

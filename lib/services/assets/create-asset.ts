@@ -12,7 +12,7 @@ import {
 } from '../../schemas/asset-settings';
 import { resolveClip } from '../clips/resolve-clip';
 import { insertAsset } from './insert-asset';
-import { validateInputs } from './validate-input-url';
+import { validateInputs } from '../inputs/validate-input-url';
 
 // POST /video/v1/assets: records the asset as `preparing` and queues its ingest.
 export const createAsset = async ({ body }: { body: AssetSettingsBody }): Promise<AssetRecord> => {

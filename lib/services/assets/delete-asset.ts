@@ -7,11 +7,11 @@ import { assetDirectory, removeAssetFiles } from '../../storage/asset-files';
 import { uploadDirectory } from '../../storage/upload-files';
 import { rm } from 'node:fs/promises';
 import { forgetAssetPlayback } from '../playback/playback-records';
-import { tellOtherNodes } from '../cluster/node-events';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
 import { segmentCache } from '../playback/runtime';
 import { deleteSharedAsset } from '../storage/shared-storage';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
-import { assetInclude, findAssetOrThrow } from './asset-record';
+import { assetInclude, findAssetOrThrow } from '../records/asset-record';
 
 // DELETE /video/v1/assets/{id}: stops any work on the asset, removes its rows and its files.
 // video.asset.deleted carries the asset as it was just before, and is recorded by whichever of two

@@ -2,7 +2,7 @@ import { getDb } from '../../db/client';
 import { ApiError } from '../../errors/api-error';
 import type { MediaProbe } from '../../media/ffprobe';
 import type { StoredInput } from '../../schemas/asset-settings';
-import { findAssetOrThrow } from './asset-record';
+import { findAssetOrThrow } from '../records/asset-record';
 
 const round = (value: number | null) => (value === null ? undefined : Math.round(value * 1e6) / 1e6);
 

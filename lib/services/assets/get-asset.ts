@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import type { AssetRecord } from '../../schemas/asset';
 import { removeMaster } from '../master/master-state';
-import { findAssetOrThrow } from './asset-record';
+import { findAssetOrThrow } from '../records/asset-record';
 
 export const getAsset = async ({ assetId }: { assetId: string }): Promise<AssetRecord> => {
   const asset = await findAssetOrThrow(getDb(), assetId);

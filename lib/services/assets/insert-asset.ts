@@ -6,7 +6,7 @@ import { assetJson } from '../master/master-links';
 import { generateId } from '../../utils/ids';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { announceStaticRenditions, insertStaticRenditions, staticRenditionSpecs } from '../static-renditions/insert-static-renditions';
-import { assetInclude } from './asset-record';
+import { assetInclude } from '../records/asset-record';
 
 export type IngestType = 'on_demand_url' | 'on_demand_direct_upload' | 'on_demand_clip' | 'live_rtmp';
 

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { ApiError } from '../../errors/api-error';
 import type { AssetRecord } from '../../schemas/asset';
-import { assetInclude } from './asset-record';
+import { assetInclude } from '../records/asset-record';
 
 export const DEFAULT_PAGE_LIMIT = 25;
 

@@ -2,7 +2,7 @@ import { getDb } from '../../db/client';
 import { type AssetRecord } from '../../schemas/asset';
 import { assetJson } from '../master/master-links';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
-import { assetInclude, findAssetOrThrow } from './asset-record';
+import { assetInclude, findAssetOrThrow } from '../records/asset-record';
 
 // PATCH /video/v1/assets/{id}: only passthrough and meta can change; an empty passthrough clears it.
 export const updateAsset = async ({

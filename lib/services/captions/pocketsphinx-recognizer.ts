@@ -3,10 +3,11 @@ import { abortError } from '../../media/media-errors';
 import { buildPocketsphinxArgs, parsePocketsphinxWords, pocketsphinxModelFiles } from '../../media/captions/pocketsphinx';
 import { SpeechEngineUnavailableError, type SpeechRecognizer } from '../../media/captions/speech-recognizer';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 
 // The default captions engine: CMU PocketSphinx from Debian, run as a child process at background
 // priority (it keeps one core busy for about a fifth to four fifths of the audio's length), US
-// English only. Why this engine, and how accurate it is: README, Auto-generated captions.
+// English only. Why this engine, and how accurate it is: docs/tracks-and-captions.md, Auto-generated captions.
 
 const INSTALL = 'install the Debian packages pocketsphinx and pocketsphinx-en-us (apt-get install pocketsphinx pocketsphinx-en-us)';
 // What /bin/sh answers when it cannot exec the command (background launches go through it).
@@ -41,7 +42,7 @@ export const pocketsphinxRecognizer = ({ path: binary, modelDir }: { path: strin
       new SpeechEngineUnavailableError(`Auto-generated captions are not available on this server: ${binary} could not be run; ${INSTALL}`, { cause });
     let result;
     try {
-      result = await runProcess({ command: binary, args: buildPocketsphinxArgs({ wavPath, modelDir }), signal, timeoutMs, background: true });
+      result = await runProcess({ command: binary, args: buildPocketsphinxArgs({ wavPath, modelDir }), signal, timeoutMs, background: true, children: childProcesses() });
     } catch (error) {
       throw notInstalled(error);
     }

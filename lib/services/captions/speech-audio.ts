@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { abortError, summariseToolError } from '../../media/media-errors';
 import { buildSpeechAudioArgs, speechAudioSeconds } from '../../media/captions/speech-audio-args';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 
 // Decoding an audio stream to the WAV speech engines read, at background priority.
 
@@ -28,6 +29,7 @@ export const extractSpeechAudio = async ({
     signal,
     timeoutMs: EXTRACT_TIMEOUT_MS,
     background: true,
+    children: childProcesses(),
   });
   if (result.aborted) throw abortError(signal);
   if (result.timedOut) throw new Error(`decoding the audio did not finish within ${EXTRACT_TIMEOUT_MS / 60_000} min`);

@@ -2,13 +2,15 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { synthesizeSpeech } from '../../bench/speech-fixtures';
+import { synthesizeSpeech } from '../../../harness/speech-fixtures';
 import { DEFAULT_POCKETSPHINX_MODEL_DIR } from '../../media/captions/pocketsphinx';
 import { SpeechEngineUnavailableError } from '../../media/captions/speech-recognizer';
-import { activeProcessCount } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import { aac, ffmpeg, FFMPEG } from '../../media/test-support/media-fixtures';
 import { pocketsphinxRecognizer } from './pocketsphinx-recognizer';
 import { transcribeCaptions } from './transcribe-captions';
+
+const activeProcessCount = () => childProcesses().size;
 
 // The real engine (Debian pocketsphinx) on real synthetic speech (festival's HTS voice): one
 // sentence after two seconds of silence, in the second audio stream of an M4A, so the stream is

@@ -7,9 +7,10 @@ import type { MediaProbe } from '../../media/ffprobe';
 import { MediaInputError, summariseToolError } from '../../media/media-errors';
 import { primaryAudio, primaryVideo } from '../../media/media-summary';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import type { AssetInput } from '../../schemas/asset-settings';
 import { generateId } from '../../utils/ids';
-import { sourceInput } from '../ingest/source-input';
+import { sourceInput } from '../inputs/source-input';
 
 const CLIP_TIMEOUT_MS = 6 * 60 * 60 * 1000;
 const CLIP_URL = /^mux:\/\/assets\/([A-Za-z0-9]+)$/;
@@ -42,6 +43,7 @@ export const cutClip = async ({ inputsJson, sourcePath, signal }: { inputsJson: 
       }),
       signal,
       timeoutMs: CLIP_TIMEOUT_MS,
+      children: childProcesses(),
     });
     if (result.aborted) throw signal.reason ?? new Error('aborted');
     if (result.exitCode !== 0) {

@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import type { AssetInput } from '../../schemas/asset-settings';
-import { findAssetOrThrow } from '../assets/asset-record';
+import { findAssetOrThrow } from '../records/asset-record';
 
 // The asset's inputs as stored (Mux's wire form: the video first, then each watermark with its
 // overlay_settings), for the asset page. Unlike input-info it needs no probe, so it answers while

@@ -12,21 +12,19 @@ import type { PlaybackPlan } from '../playback/playback-plan';
 import { audioRenditionsOf } from '../playback/audio-renditions';
 import { playbackTrackSelect } from '../playback/playback-records';
 import { AUDIO_BITRATE } from '../../media/hls/ladder';
+import { parseSegmentFileName } from '../../media/names';
 
 // The asset page's ladder: every rendition of the plan and which of its segments are on disk
 // (encoded just in time, prefetched, or encoded in the background), read from the rendition folders:
 // with S3 storage, this node's and the bucket's (what any node encoded).
-
-const SEGMENT_FILE = /^(\d+)\.m4s$/;
 
 const storedSegments = async (directory: string): Promise<number[]> => {
   const local = await readdir(directory).catch(() => [] as string[]);
   const store = sharedStore();
   const names = store ? new Set([...local, ...(await store.listFolder(`${objectKeyOf(getEnv().dataDir, directory)}/`))]) : local;
   return [...names]
-    .map((name) => SEGMENT_FILE.exec(name)?.[1])
-    .filter((index): index is string => index !== undefined)
-    .map(Number)
+    .map(parseSegmentFileName)
+    .filter((index) => index !== null)
     .sort((a, b) => a - b);
 };
 

@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import type { AssetRecord } from '../../schemas/asset';
-import { assetInclude } from '../assets/asset-record';
+import { assetInclude } from '../records/asset-record';
 import { findLiveStreamOrThrow } from '../live-streams/live-stream-record';
 
 export type LiveStreamRecording = { assetId: string; asset: AssetRecord | null };

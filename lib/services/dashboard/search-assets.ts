@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { containsIgnoringCase } from '../../db/text-filters';
 import type { AssetRecord } from '../../schemas/asset';
-import { assetInclude } from '../assets/asset-record';
+import { assetInclude } from '../records/asset-record';
 
 export const ASSET_STATUSES = ['preparing', 'ready', 'errored'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];

@@ -1,9 +1,10 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { checkMediaTool, type MediaToolCheck } from '../../media/tool-check';
-import { serverState } from '../../server/server-state';
-import { processSingleton } from '../../utils/process-singleton';
+import type { ServerState } from '../../runtime/server-state';
+import { childProcesses } from '../processes/child-processes';
 import { checkSharedStorage, type StorageCheck } from '../storage/check-shared-storage';
+import { healthCaches } from './health-caches';
 
 export type HealthReport = {
   ok: boolean;
@@ -17,19 +18,18 @@ export type HealthReport = {
 };
 
 const TOOL_CHECK_TTL_MS = 30_000;
-const toolChecks = () => processSingleton('tool-checks', () => new Map<string, { at: number; result: MediaToolCheck }>());
 
 const cachedToolCheck = async (toolPath: string): Promise<MediaToolCheck> => {
-  const cache = toolChecks();
+  const cache = healthCaches().toolChecks;
   const hit = cache.get(toolPath);
   if (hit && Date.now() - hit.at < TOOL_CHECK_TTL_MS) return hit.result;
-  const result = await checkMediaTool(toolPath);
+  const result = await checkMediaTool(toolPath, childProcesses());
   cache.set(toolPath, { at: Date.now(), result });
   return result;
 };
 
-const checkDatabase = async (): Promise<{ ok: boolean; reason?: string }> => {
-  if (!serverState().migrationsApplied) return { ok: false, reason: 'database migrations have not been applied yet' };
+const checkDatabase = async (server: ServerState): Promise<{ ok: boolean; reason?: string }> => {
+  if (!server.migrationsApplied) return { ok: false, reason: 'database migrations have not been applied yet' };
   try {
     await getDb().$queryRawUnsafe('SELECT 1');
     return { ok: true };
@@ -39,9 +39,8 @@ const checkDatabase = async (): Promise<{ ok: boolean; reason?: string }> => {
 };
 
 // Each check writes an object: at most one every TTL however often the health URL is polled.
-const storageCheck = () => processSingleton('storage-check', () => ({ at: 0, result: null as Promise<StorageCheck | null> | null }));
 const cachedStorageCheck = (): Promise<StorageCheck | null> => {
-  const cache = storageCheck();
+  const cache = healthCaches().storageCheck;
   if (!cache.result || Date.now() - cache.at >= TOOL_CHECK_TTL_MS) {
     cache.at = Date.now();
     cache.result = checkSharedStorage();
@@ -49,16 +48,17 @@ const cachedStorageCheck = (): Promise<StorageCheck | null> => {
   return cache.result;
 };
 
-export const checkHealth = async (): Promise<HealthReport> => {
+/** `server`: what the server entry knows (lib/runtime/server-state.ts), passed in by the caller. */
+export const checkHealth = async (server: ServerState): Promise<HealthReport> => {
   const env = getEnv();
   const [database, ffmpeg, ffprobe, storage] = await Promise.all([
-    checkDatabase(),
+    checkDatabase(server),
     cachedToolCheck(env.ffmpegPath),
     cachedToolCheck(env.ffprobePath),
     cachedStorageCheck(),
   ]);
   return {
-    ok: database.ok && ffmpeg.ok && ffprobe.ok && (storage?.ok ?? true) && !serverState().shuttingDown,
+    ok: database.ok && ffmpeg.ok && ffprobe.ok && (storage?.ok ?? true) && !server.shuttingDown,
     checks: { database, ffmpeg, ffprobe, ...(storage ? { storage } : {}) },
   };
 };

@@ -3,8 +3,8 @@ import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
+import { nodeRuntime } from '../../runtime/node-runtime';
 import { imageFilePath, isStoredFile } from '../../storage/asset-files';
-import { processSingleton } from '../../utils/process-singleton';
 import { SingleFlight } from '../../utils/single-flight';
 import { publishFile } from '../../storage/atomic-file';
 import { isStoredHereOrShared, shareInBackground } from '../storage/shared-storage';
@@ -15,7 +15,16 @@ import { isStoredHereOrShared, shareInBackground } from '../storage/shared-stora
 
 const assetDeleted = () => new ApiError('not_found', 'Asset not found');
 
-const generations = () => processSingleton('image-generations', () => new SingleFlight<string>());
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** Image generations in progress, by file. */
+    imageGenerations: SingleFlight<string>;
+  }
+}
+
+export const createImageGenerations = () => new SingleFlight<string>();
+
+const generations = () => nodeRuntime().imageGenerations;
 
 /** A file name for an image, from everything that determines its pixels. */
 export const imageFileName = (kind: string, key: Record<string, unknown>, extension: string): string => {

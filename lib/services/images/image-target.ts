@@ -5,7 +5,7 @@ import type { Size } from '../../media/images/thumbnail-geometry';
 import { primaryVideo } from '../../media/media-summary';
 import { paramsFromClaims, type ImageParamSource, type Parsed } from '../../schemas/image-params';
 import { resolvePlayback, type Cacheability, type PlaybackAccess } from '../playback/resolve-playback';
-import { sourceInput } from '../ingest/source-input';
+import { sourceInput } from '../inputs/source-input';
 import type { OverlayImage } from '../../media/overlay/overlay-filter';
 import { overlayImages } from '../playback/overlay-images';
 import type { PlannedOverlay } from '../playback/playback-plan';

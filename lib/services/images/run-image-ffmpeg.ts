@@ -1,6 +1,7 @@
 import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
 import { runProcess, TailBuffer } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import { encoderScheduler } from '../playback/runtime';
 
 // Image work shares the process-wide encoder scheduler with just-in-time video. A thumbnail or an
@@ -41,6 +42,7 @@ export const runImageFfmpeg = async ({
         signal: AbortSignal.any([signal, attempt.signal]),
         timeoutMs: FFMPEG_TIMEOUT_MS,
         onStdout: (chunk) => output.push(chunk),
+        children: childProcesses(),
       }),
   });
   const onAbort = () => work.cancel(signal.reason instanceof Error ? signal.reason : new Error('the image request went away'));

@@ -4,11 +4,11 @@ import { getEnv } from '../../env';
 import { downloadToFile, partialDownloadPath, type DownloadResult } from '../../ingest/download-to-file';
 import { fetchRangeToFile } from '../../ingest/fetch-range';
 import { GrowingFile } from '../../ingest/growing-file';
-import { servePartialSource } from '../../ingest/partial-source-server';
 import { allowAllAddresses, isPublicAddress } from '../../ingest/url-policy';
 import { withIngestCpuSlot } from './ingest-cpu-slots';
 import { inspectWhileDownloading, type EarlyInspection } from './inspect-while-downloading';
-import { registerDownloadingSource } from './source-input';
+import { partialSources } from './partial-sources';
+import { registerDownloadingSource } from '../inputs/source-input';
 
 const USER_AGENT = 'Keyframe/0.1 (+https://github.com/keyframe-video/keyframe)';
 // Readers that were handed the loopback URL during the download may still seek (new requests)
@@ -75,7 +75,7 @@ export const downloadSource = async ({
       if (declaredBytes === null) return announceBody(null);
       const growing = new GrowingFile(partPath, declaredBytes);
       file = growing;
-      void servePartialSource(assetId, growing, sourcePath).then(({ url: inputUrl, release: stopServing }) => {
+      void partialSources().serve(assetId, growing, sourcePath).then(({ url: inputUrl, release: stopServing }) => {
         const unregister = registerDownloadingSource(assetId, inputUrl);
         release = () => {
           unregister();

@@ -5,6 +5,7 @@ import { downloadToFile, isDownloadError, partialDownloadPath } from '../../inge
 import { allowAllAddresses, isPublicAddress } from '../../ingest/url-policy';
 import { buildImageProbeArgs, buildNormaliseImageArgs, checkWatermarkProbe, pngSize } from '../../media/overlay/watermark-image';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import type { StoredInput } from '../../schemas/asset-settings';
 import { overlaySettingsSchema } from '../../schemas/overlay-settings';
 import { publishFile } from '../../storage/atomic-file';
@@ -81,7 +82,7 @@ const fetchOne = async ({ url, target, signal }: { url: string; target: string; 
       if (signal.aborted || !isDownloadError(error)) throw error;
       return { ok: false, type: 'download_failed', message: error.message.replace(/^Failed to download input: /, 'the watermark could not be downloaded: ') };
     }
-    const probe = await runProcess({ command: env.ffprobePath, args: buildImageProbeArgs(download), signal, timeoutMs: TOOL_TIMEOUT_MS });
+    const probe = await runProcess({ command: env.ffprobePath, args: buildImageProbeArgs(download), signal, timeoutMs: TOOL_TIMEOUT_MS, children: childProcesses() });
     signal.throwIfAborted();
     const checked = checkWatermarkProbe(probe.exitCode === 0 ? probe.stdout : '');
     if (!checked.ok) return { ok: false, type: 'invalid_input', message: checked.reason };
@@ -92,6 +93,7 @@ const fetchOne = async ({ url, target, signal }: { url: string; target: string; 
       signal,
       timeoutMs: TOOL_TIMEOUT_MS,
       onStdout: (chunk) => chunks.push(chunk),
+      children: childProcesses(),
     });
     signal.throwIfAborted();
     const png = Buffer.concat(chunks);

@@ -7,6 +7,7 @@ import { checkInputUrlSyntax } from '../../ingest/url-policy';
 import { isMediaInputError } from '../../media/media-errors';
 import { probeMedia } from '../../media/probe-media';
 import { verifyDecodable } from '../../media/verify-decodable';
+import { childProcesses } from '../processes/child-processes';
 import type { AssetInput, EncodingTier, MaxResolutionTier } from '../../schemas/asset-settings';
 import { assetJson } from '../master/master-links';
 import { startMaster } from '../master/master-state';
@@ -14,14 +15,14 @@ import { enqueueJob } from '../../jobs/queue';
 import { recordIngestStep, type IngestStep } from '../../metrics/record';
 import { measureEncodeCostIfUnknown } from '../playback/measure-encode-cost';
 import { buildPlaybackPlan, type PlaybackPlan } from '../playback/playback-plan';
-import { assetInclude } from '../assets/asset-record';
+import { assetInclude } from '../records/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { isStoredFile, removeAssetFiles, sourceFilePath } from '../../storage/asset-files';
 import { deleteSharedAsset } from '../storage/shared-storage';
 import { generateId } from '../../utils/ids';
 import { cutClip } from '../clips/cut-clip';
 import { adoptUploadedFile } from './adopt-uploaded-file';
-import { assetMediaFields } from './asset-media-fields';
+import { assetMediaFields } from '../inputs/asset-media-fields';
 import type { AudioTrack } from '../../schemas/asset';
 import { inputTracks } from '../tracks/input-tracks';
 import { insertTracks } from '../tracks/insert-tracks';
@@ -32,7 +33,7 @@ import { fetchOverlays } from './fetch-overlays';
 import { withIngestCpuSlot } from './ingest-cpu-slots';
 import { withCompleteFileSize } from './inspect-while-downloading';
 import { markAssetErrored } from './mark-asset-errored';
-import { isSourceStored, shareSource } from './source-input';
+import { isSourceStored, shareSource } from '../inputs/source-input';
 import { queueReadyAssetRenditions } from '../static-renditions/queue-ready-asset-renditions';
 
 const TEST_ASSET_MAX_SECONDS = 10;
@@ -140,10 +141,10 @@ export const ingestAsset = async ({
             since = lap('cpu_slot_wait', since);
             const probed = inspected
               ? withCompleteFileSize(inspected.probe, size)
-              : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS });
+              : await probeMedia({ ffprobePath: env.ffprobePath, inputPath: sourcePath, signal, timeoutMs: PROBE_TIMEOUT_MS, children: childProcesses() });
             since = lap('probe', since);
             if ((probed.durationSeconds ?? 0) <= env.maxInputDurationSeconds) {
-              await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe: probed, signal, ends });
+              await verifyDecodable({ ffmpegPath: env.ffmpegPath, inputPath: sourcePath, probe: probed, signal, ends, children: childProcesses() });
             }
             lap('decode_check', since);
             return probed;

@@ -1,6 +1,6 @@
 import { getEnv } from '../../env';
 import { PrioritySemaphore } from '../../utils/priority-semaphore';
-import { processSingleton } from '../../utils/process-singleton';
+import { nodeRuntime } from '../../runtime/node-runtime';
 
 // Many ingests are in flight at once (INGEST_CONCURRENCY), each mostly waiting for bytes. Their
 // CPU-bound steps (ffprobe and the decode checks: tens to hundreds of milliseconds of a core each)
@@ -11,7 +11,15 @@ import { processSingleton } from '../../utils/process-singleton';
 
 const IDLE_POLL_MS = 250;
 
-const cpuSlots = () => processSingleton('ingest-cpu-slots', () => new PrioritySemaphore(getEnv().ingestCpuConcurrency));
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    ingestCpuSlots: PrioritySemaphore;
+  }
+}
+
+export const createIngestCpuSlots = (): PrioritySemaphore => new PrioritySemaphore(getEnv().ingestCpuConcurrency);
+
+const cpuSlots = (): PrioritySemaphore => nodeRuntime().ingestCpuSlots;
 
 /** Runs `checks` once an ingest CPU slot is free (first come, first served); aborting stops the wait. */
 export const withIngestCpuSlot = <T>(signal: AbortSignal, checks: () => Promise<T>): Promise<T> => cpuSlots().run(0, checks, signal);

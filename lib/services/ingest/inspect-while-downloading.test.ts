@@ -3,12 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { GrowingFile } from '../../ingest/growing-file';
-import { servePartialSource } from '../../ingest/partial-source-server';
+import { PartialSourceServer } from '../../ingest/partial-source-server';
 import { writeFully } from '../../ingest/positional-file-sink';
 import { probeMedia } from '../../media/probe-media';
-import { activeProcessCount } from '../../media/run-process';
 import { aac, ffmpeg, FFMPEG, FFPROBE, writePrefix, x264 } from '../../media/test-support/media-fixtures';
 import { inspectWhileDownloading, tailBytesFor, withCompleteFileSize } from './inspect-while-downloading';
+import { childProcesses } from '../processes/child-processes';
+
+const partialSources = new PartialSourceServer();
+const activeProcessCount = () => childProcesses().size;
 
 let dir: string;
 
@@ -33,7 +36,7 @@ const startDownload = async (
   const head = Math.floor(bytes.length / 5);
   await writeFully(handle, [bytes.subarray(0, head)], 0);
   file.advancePrefix(head);
-  const served = await servePartialSource(name, file, path.join(dir, name));
+  const served = await partialSources.serve(name, file, path.join(dir, name));
   const tailRequests: number[] = [];
   const fetchTail = async (start: number, end: number) => {
     tailRequests.push(start);
@@ -89,7 +92,7 @@ describe('inspectWhileDownloading', () => {
     await download.finish();
     expect(inspection?.decodedEnds).toEqual(['start', 'end']);
     expect(download.tailRequests).toHaveLength(1);
-    const whole = await probeMedia({ ffprobePath: FFPROBE, inputPath: source });
+    const whole = await probeMedia({ ffprobePath: FFPROBE, inputPath: source, children: childProcesses() });
     expect(withCompleteFileSize(inspection!.probe, whole.sizeBytes!)).toEqual(whole);
   });
 

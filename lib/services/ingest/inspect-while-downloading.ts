@@ -4,6 +4,7 @@ import { readMovieDurationSeconds, readMp4Layout, type Mp4Layout } from '../../m
 import { probeMedia } from '../../media/probe-media';
 import { primaryVideo } from '../../media/media-summary';
 import { quickVideoDecodeCheck, verifyDecodable, type DecodeEnd } from '../../media/verify-decodable';
+import { childProcesses } from '../processes/child-processes';
 
 // Time-to-ready must not grow with the input's size, but a download does. An MP4's index (moov)
 // describes every sample, so with the index, the start and the end of the file in hand the asset
@@ -211,13 +212,13 @@ const inspectWithIndex = async ({
       // video stream and find the end from the container's duration, so the probe's answer comes
       // in only to confirm them.
       const quick = (end: DecodeEnd, stop: AbortSignal) =>
-        quickVideoDecodeCheck({ ffmpegPath, inputPath: inputUrl, end, signal: stop }).then(
+        quickVideoDecodeCheck({ ffmpegPath, inputPath: inputUrl, end, signal: stop, children: childProcesses() }).then(
           (clean) => mark(`${end}QuickMs`, clean),
           () => false,
         );
       const startQuick = quick('start', done.signal);
       const endQuick = fetchingTail ? quick('end', tailLost.signal) : Promise.resolve(false);
-      const probing = probeMedia({ ffprobePath, inputPath: inputUrl, signal: done.signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS });
+      const probing = probeMedia({ ffprobePath, inputPath: inputUrl, signal: done.signal, timeoutMs: EARLY_PROBE_TIMEOUT_MS, children: childProcesses() });
       probing.catch(() => undefined);
       if (layout.kind === 'index-last' && !(await tailFetched)) return null;
 
@@ -227,7 +228,7 @@ const inspectWithIndex = async ({
       const hasVideo = primaryVideo(probe) !== null;
       const decoded = async (end: DecodeEnd, quickCheck: Promise<boolean>) => {
         if (hasVideo && (await quickCheck)) return mark(`${end}DecodedMs`, true);
-        return verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal: done.signal, ends: [end], quick: false }).then(
+        return verifyDecodable({ ffmpegPath, inputPath: inputUrl, probe, signal: done.signal, ends: [end], quick: false, children: childProcesses() }).then(
           () => mark(`${end}DecodedMs`, true),
           () => mark(`${end}FailedMs`, false),
         );

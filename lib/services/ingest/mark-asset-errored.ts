@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { assetJson } from '../master/master-links';
-import { assetInclude } from '../assets/asset-record';
+import { assetInclude } from '../records/asset-record';
 import { forgetAssetPlayback } from '../playback/playback-records';
 import { queueReadyAssetRenditions } from '../static-renditions/queue-ready-asset-renditions';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';

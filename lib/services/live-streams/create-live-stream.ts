@@ -2,7 +2,7 @@ import { getDb } from '../../db/client';
 import { ApiError } from '../../errors/api-error';
 import { normalizeCreateLiveStream, type CreateLiveStreamBody } from '../../schemas/live-stream';
 import { generateId } from '../../utils/ids';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow, newStreamKey, type StoredLiveStream } from './live-stream-record';
 
 // POST /video/v1/live-streams: an `idle` stream with its playback IDs, reported as

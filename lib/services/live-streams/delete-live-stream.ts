@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
 import { stopBroadcast } from '../live/broadcast-control';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow } from './live-stream-record';
 
 // DELETE /video/v1/live-streams/{id}: a running broadcast ends first (the publisher is

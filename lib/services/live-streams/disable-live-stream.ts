@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { stopBroadcast } from '../live/broadcast-control';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow } from './live-stream-record';
 
 // PUT /video/v1/live-streams/{id}/disable: refuses publishers until enabled and ends a running

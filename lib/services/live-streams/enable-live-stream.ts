@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow } from './live-stream-record';
 
 // PUT /video/v1/live-streams/{id}/enable: a disabled stream is `idle` again and accepts its

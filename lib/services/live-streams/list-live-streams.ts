@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import type { LiveStreamStatus } from '../../schemas/live-stream';
-import { liveStreamInclude } from './live-stream-events';
+import { liveStreamInclude } from '../live/live-stream-events';
 import type { StoredLiveStream } from './live-stream-record';
 
 export const DEFAULT_LIVE_STREAM_PAGE_LIMIT = 25;

@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../errors/api-error';
 import type { PlaybackIdRecord } from '../../schemas/asset';
 import type { PlaybackPolicy } from '../../schemas/asset-settings';
 import { generateId } from '../../utils/ids';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow } from './live-stream-record';
 
 // A live stream's playback IDs (POST/GET/DELETE …/live-streams/{id}/playback-ids). Adding or

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client';
 import type { Prisma } from '../../db/generated/client';
 import { notFound } from '../../errors/api-error';
-import { liveStreamInclude } from './live-stream-events';
+import { liveStreamInclude } from '../live/live-stream-events';
 
 type DbClient = Db | Prisma.TransactionClient;
 

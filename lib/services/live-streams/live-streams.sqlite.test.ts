@@ -15,7 +15,7 @@ import { createLiveStream } from './create-live-stream';
 import { deleteLiveStream } from './delete-live-stream';
 import { disableLiveStream } from './disable-live-stream';
 import { enableLiveStream } from './enable-live-stream';
-import { findLivePlaybackId } from './find-live-stream';
+import { findLivePlaybackId } from '../records/find-live-stream';
 import { createLivePlaybackId, deleteLivePlaybackId } from './live-playback-ids';
 import { listLiveStreams } from './list-live-streams';
 import { resetStreamKey } from './reset-stream-key';

@@ -2,7 +2,7 @@ import { getDb } from '../../db/client';
 import { ApiError } from '../../errors/api-error';
 import { mergeRecordingSettings, withoutStaticRenditions } from '../../schemas/live-stream';
 import type { StaticRenditionRequest } from '../../schemas/static-rendition';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow, type StoredLiveStream } from './live-stream-record';
 
 // PUT|DELETE /video/v1/live-streams/{id}/new-asset-settings/static-renditions: the MP4/M4A files

@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { stopBroadcast } from '../live/broadcast-control';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow, newStreamKey, type StoredLiveStream } from './live-stream-record';
 
 // POST /video/v1/live-streams/{id}/reset-stream-key: the old key stops working at once. The key

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { ApiError, notFound } from '../../errors/api-error';
 import { normalizeUpdateLiveStream, type UpdateLiveStreamBody } from '../../schemas/live-stream';
-import { recordLiveStreamEvent } from './live-stream-events';
+import { recordLiveStreamEvent } from '../live/live-stream-events';
 import { findLiveStreamOrThrow, type StoredLiveStream } from './live-stream-record';
 
 const LATENCY_WHILE_ACTIVE = 'latency_mode: cannot be changed while the live stream is active; change it between broadcasts';

@@ -1,18 +1,27 @@
-import { processSingleton } from '../../utils/process-singleton';
-import { tellOtherNodes } from '../cluster/node-events';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
+import { nodeRuntime } from '../../runtime/node-runtime';
 
 // How the API ends a broadcast. The broadcast runs on the node holding the publisher's RTMP
 // connection; the live runtime there registers itself here, and the other nodes are told (with
-// Redis). Process-wide: the API's route handlers are bundled apart from the server running it.
+// Redis). Kept in the node runtime: the API's route handlers are bundled apart from the server
+// running it.
 
 export type BroadcastStopReason = 'complete' | 'disable' | 'delete' | 'reset-key';
 
 type BroadcastStopper = (liveStreamId: string, reason: BroadcastStopReason) => Promise<void>;
 
-const stopper = processSingleton('live-broadcast-stopper', () => ({ current: null as BroadcastStopper | null }));
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    broadcastStopper: { current: BroadcastStopper | null };
+  }
+}
+
+export const createBroadcastStopperSlot = (): { current: BroadcastStopper | null } => ({ current: null });
+
+const stopper = () => nodeRuntime().broadcastStopper;
 
 export const registerBroadcastStopper = (stop: BroadcastStopper | null): void => {
-  stopper.current = stop;
+  stopper().current = stop;
 };
 
 /**
@@ -28,5 +37,5 @@ export const stopBroadcast = async (liveStreamId: string, reason: BroadcastStopR
 
 /** This node's part of stopBroadcast (also what another node's request runs here). */
 export const stopLocalBroadcast = async (liveStreamId: string, reason: BroadcastStopReason): Promise<void> => {
-  await stopper.current?.(liveStreamId, reason);
+  await stopper().current?.(liveStreamId, reason);
 };

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { recordingAssetSettings } from '../../schemas/live-stream';
 import { insertAsset } from '../assets/insert-asset';
-import { recordLiveStreamEvent } from '../live-streams/live-stream-events';
+import { recordLiveStreamEvent } from './live-stream-events';
 
 // The database side of a broadcast's lifecycle, each step one transaction with its webhook, in
 // Mux's order: connected → recording (with the recording asset's video.asset.created) → active →

@@ -1,19 +1,21 @@
 import { open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { recordingRemuxArgs, renderConcatList, type RecordingPiece } from '../../media/live/live-transcode-args';
+import { parseLiveConnectionFolder } from '../../media/names';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import { isStoredFile, sourceFilePath } from '../../storage/asset-files';
 import { ingestAsset } from '../ingest/ingest-asset';
 import { markAssetErrored } from '../ingest/mark-asset-errored';
 import {
   broadcastDirectory,
-  connectionDirectory,
   liveInitPath,
   liveSegmentPath,
   readBroadcastManifest,
+  recordingListPath,
+  recordingPiecePath,
   segmentIndexPath,
   type IndexedSegment,
 } from './live-files';
@@ -29,9 +31,8 @@ const REMUX_TIMEOUT_MS = 30 * 60_000;
 const connectionsOf = async (directory: string): Promise<number[]> => {
   const names = await readdir(directory).catch(() => [] as string[]);
   return names
-    .map((name) => /^c(\d+)$/.exec(name)?.[1])
-    .filter((index): index is string => index !== undefined)
-    .map(Number)
+    .map(parseLiveConnectionFolder)
+    .filter((index) => index !== null)
     .sort((a, b) => a - b);
 };
 
@@ -73,7 +74,7 @@ const buildSourceFile = async (assetId: string, signal: AbortSignal): Promise<Re
   for (const connection of await connectionsOf(directory)) {
     const segments = await readIndex(directory, connection);
     if (segments.length === 0) continue;
-    const piecePath = path.join(connectionDirectory(directory, connection), 'recording.mp4');
+    const piecePath = recordingPiecePath(directory, connection);
     const files = [liveInitPath(directory, connection, manifest.sourceRendition), ...segments.map((segment) => liveSegmentPath(directory, connection, manifest.sourceRendition, segment.msn))];
     await writePiece(piecePath, files);
     const durationSeconds = segments.reduce((sum, segment) => sum + segment.durationSeconds, 0);
@@ -81,10 +82,10 @@ const buildSourceFile = async (assetId: string, signal: AbortSignal): Promise<Re
     times.push({ started_at: segments[0]!.programDateTime, duration: Math.round(durationSeconds * 1000) / 1000, type: 'content' });
   }
   if (pieces.length === 0) return null;
-  const listFile = path.join(directory, 'recording.txt');
+  const listFile = recordingListPath(directory);
   await writeFile(listFile, renderConcatList(pieces));
   const output = `${sourceFilePath(env.dataDir, assetId)}.partial.mp4`;
-  const result = await runProcess({ command: env.ffmpegPath, args: recordingRemuxArgs({ listFile, output }), signal, timeoutMs: REMUX_TIMEOUT_MS });
+  const result = await runProcess({ command: env.ffmpegPath, args: recordingRemuxArgs({ listFile, output }), signal, timeoutMs: REMUX_TIMEOUT_MS, children: childProcesses() });
   await Promise.all([...pieces.map((piece) => piece.path), listFile].map((file) => rm(file, { force: true })));
   if (result.exitCode !== 0) {
     await rm(output, { force: true });

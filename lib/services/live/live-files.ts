@@ -1,5 +1,14 @@
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  BROADCAST_MANIFEST_FILE,
+  INIT_FILE,
+  LIVE_RECORDING_LIST_FILE,
+  LIVE_RECORDING_PIECE_FILE,
+  LIVE_SEGMENT_INDEX_FILE,
+  liveConnectionFolder,
+  segmentFileName,
+} from '../../media/names';
 import { assetDirectory } from '../../storage/asset-files';
 
 // Where a broadcast's media lives on the ingest node: under the recording asset's folder (so
@@ -11,16 +20,23 @@ import { assetDirectory } from '../../storage/asset-files';
 export const broadcastDirectory = (dataDir: string, recording: { assetId: string | null; broadcastId: string }): string =>
   recording.assetId ? path.join(assetDirectory(dataDir, recording.assetId), 'live') : path.join(dataDir, 'live', recording.broadcastId);
 
-export const connectionDirectory = (broadcastDir: string, connection: number): string => path.join(broadcastDir, `c${connection}`);
+export const connectionDirectory = (broadcastDir: string, connection: number): string => path.join(broadcastDir, liveConnectionFolder(connection));
 
 export const liveInitPath = (broadcastDir: string, connection: number, rendition: string): string =>
-  path.join(connectionDirectory(broadcastDir, connection), rendition, 'init.mp4');
+  path.join(connectionDirectory(broadcastDir, connection), rendition, INIT_FILE);
 
 export const liveSegmentPath = (broadcastDir: string, connection: number, rendition: string, msn: number): string =>
-  path.join(connectionDirectory(broadcastDir, connection), rendition, `${msn}.m4s`);
+  path.join(connectionDirectory(broadcastDir, connection), rendition, segmentFileName(msn));
 
 export const segmentIndexPath = (broadcastDir: string, connection: number): string =>
-  path.join(connectionDirectory(broadcastDir, connection), 'segments.jsonl');
+  path.join(connectionDirectory(broadcastDir, connection), LIVE_SEGMENT_INDEX_FILE);
+
+// Made while a recording is finalized, and removed after: each connection's segments joined behind
+// their init segment, and ffmpeg's concat list of those pieces.
+export const recordingPiecePath = (broadcastDir: string, connection: number): string =>
+  path.join(connectionDirectory(broadcastDir, connection), LIVE_RECORDING_PIECE_FILE);
+
+export const recordingListPath = (broadcastDir: string): string => path.join(broadcastDir, LIVE_RECORDING_LIST_FILE);
 
 /** One line of segments.jsonl. */
 export type IndexedSegment = { msn: number; durationSeconds: number; programDateTime: string };
@@ -40,7 +56,7 @@ export const appendIndexLine = async (broadcastDir: string, connection: number, 
 /** What a broadcast's folder holds, written when it starts: enough to rebuild its recording after a crash. */
 export type BroadcastManifest = { liveStreamId: string; latencyMode: string; sourceRendition: string; renditions: string[] };
 
-const manifestPath = (broadcastDir: string) => path.join(broadcastDir, 'broadcast.json');
+const manifestPath = (broadcastDir: string) => path.join(broadcastDir, BROADCAST_MANIFEST_FILE);
 
 export const writeBroadcastManifest = (broadcastDir: string, manifest: BroadcastManifest): Promise<void> =>
   writeFileAtomically(manifestPath(broadcastDir), Buffer.from(JSON.stringify(manifest)));

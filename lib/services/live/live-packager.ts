@@ -5,7 +5,8 @@ import { Fmp4StreamSplitter } from '../../media/fmp4';
 import type { LiveRung } from '../../media/live/live-ladder';
 import { LiveSegmenter, type LiveSegmenterEvent } from '../../media/live/live-segmenter';
 import { liveTranscodeArgs } from '../../media/live/live-transcode-args';
-import { TailBuffer, trackChildProcess } from '../../media/run-process';
+import { TailBuffer } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 
 // One connection's packager: one ffmpeg reads the publisher from the local RTMP server and writes
 // a fragmented MP4 per rung to its own pipe; here each pipe is split into fragments and grouped
@@ -57,7 +58,7 @@ export const startLivePackager = ({
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe'];
   for (let fd = 3; fd <= Math.max(...outputFds); fd += 1) stdio.push('pipe');
   const child = spawn(ffmpegPath, args, { stdio, detached: true });
-  trackChildProcess(child);
+  childProcesses().track(child);
   const stderr = new TailBuffer(8 * 1024);
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   let firstProgress: { wallMs: number; mediaUs: number } | null = null;

@@ -1,5 +1,14 @@
 import { blockingReloadTarget, renderLiveMediaPlaylist, renderLiveMultivariantPlaylist } from '../../media/live/live-playlists';
 import { ApiError, notFound } from '../../errors/api-error';
+import {
+  livePartFileName,
+  parseLiveInitFileName,
+  parseLivePartFileName,
+  parseSegmentFileName,
+  playlistFileName,
+  renditionFileUri,
+  renditionPlaylistUri,
+} from '../../media/names';
 import { authorizeSignedPlayback, withProof, type Cacheability, type PlaybackAccess } from '../playback/resolve-playback';
 import type { LiveTimeline } from './live-timeline';
 import type { LivePlaybackEntry } from './live-registry';
@@ -19,10 +28,6 @@ export type LiveRequest =
   | { kind: 'multivariant' }
   | { kind: 'rendition-playlist'; rendition: string }
   | { kind: 'rendition-file'; rendition: string; file: string };
-
-const INIT_FILE = /^init-(\d{1,4})\.mp4$/;
-const SEGMENT_FILE = /^(\d{1,6})\.m4s$/;
-const PART_FILE = /^(\d{1,6})\.(\d{1,3})\.m4s$/;
 
 const notActive = () => new ApiError('failed_request', 'The live stream is not active yet: no media has arrived from the encoder');
 
@@ -71,14 +76,15 @@ const mediaPlaylist = async (entry: LivePlaybackEntry, timeline: LiveTimeline, q
           partTargetSeconds: lowLatency.partTargetSeconds,
           partHoldBackSeconds: lowLatency.partHoldBackSeconds,
           openSegment,
-          preloadHintUri: openSegment
-            ? `${timeline.rendition}/${openSegment.msn}.${openSegment.parts.length}.m4s`
-            : `${timeline.rendition}/${timeline.nextMsn}.0.m4s`,
+          preloadHintUri: renditionFileUri(
+            timeline.rendition,
+            openSegment ? livePartFileName(openSegment.msn, openSegment.parts.length) : livePartFileName(timeline.nextMsn, 0),
+          ),
           renditionReports: broadcast.timelines
             .filter((other) => other !== timeline)
             .flatMap((other) => {
               const last = other.lastPart();
-              return last ? [{ uri: `${other.rendition}.m3u8`, lastMsn: last.msn, lastPart: last.part }] : [];
+              return last ? [{ uri: playlistFileName(other.rendition), lastMsn: last.msn, lastPart: last.part }] : [];
             }),
         },
       }),
@@ -115,23 +121,23 @@ export const answerLive = async ({
   if (!broadcast.isPlayable) throw notActive();
   const changing = !broadcast.isEnded;
   if (request.kind === 'multivariant') {
-    const variants = broadcast.variants().map(({ rendition, ...variant }) => ({ ...variant, uri: `${playbackId}/${rendition}.m3u8` }));
+    const variants = broadcast.variants().map(({ rendition, ...variant }) => ({ ...variant, uri: renditionPlaylistUri(playbackId, rendition) }));
     return { body: signUris(renderLiveMultivariantPlaylist(variants), proof), kind: 'playlist', cacheability, changing };
   }
   const timeline = timelineOf(entry, request.rendition);
   if (request.kind === 'rendition-playlist') {
     return { body: await mediaPlaylist(entry, timeline, query, proof), kind: 'playlist', cacheability, changing };
   }
-  const init = INIT_FILE.exec(request.file);
-  if (init) {
-    const bytes = timeline.init(Number(init[1]));
+  const connection = parseLiveInitFileName(request.file);
+  if (connection !== null) {
+    const bytes = timeline.init(connection);
     if (!bytes) throw notFound('Init segment');
     return { body: bytes, kind: 'media', cacheability, changing: false };
   }
-  const part = PART_FILE.exec(request.file);
-  if (part) return { body: await partBytes(timeline, Number(part[1]), Number(part[2])), kind: 'media', cacheability, changing: false };
-  const segment = SEGMENT_FILE.exec(request.file);
-  const bytes = segment ? await timeline.segmentBytes(Number(segment[1])) : null;
+  const part = parseLivePartFileName(request.file);
+  if (part) return { body: await partBytes(timeline, part.msn, part.part), kind: 'media', cacheability, changing: false };
+  const msn = parseSegmentFileName(request.file);
+  const bytes = msn === null ? null : await timeline.segmentBytes(msn);
   if (!bytes) throw notFound('Segment');
   return { body: bytes, kind: 'media', cacheability, changing: false };
 };

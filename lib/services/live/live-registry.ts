@@ -1,4 +1,4 @@
-import { processSingleton } from '../../utils/process-singleton';
+import { nodeRuntime } from '../../runtime/node-runtime';
 import type { Broadcast } from './broadcast';
 
 // Which playback IDs are answered from a broadcast in memory: the live stream's own (a sliding
@@ -12,18 +12,28 @@ export type LivePlaybackEntry = {
   playlistType: 'sliding' | 'event';
 };
 
-const entries = processSingleton('live-playback-registry', () => new Map<string, LivePlaybackEntry>());
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** By playback ID. */
+    livePlayback: Map<string, LivePlaybackEntry>;
+  }
+}
 
-export const findLivePlayback = (playbackId: string): LivePlaybackEntry | undefined => entries.get(playbackId);
+export const createLivePlaybackRegistry = (): Map<string, LivePlaybackEntry> => new Map();
+
+const entries = (): Map<string, LivePlaybackEntry> => nodeRuntime().livePlayback;
+
+export const findLivePlayback = (playbackId: string): LivePlaybackEntry | undefined => entries().get(playbackId);
 
 export const registerLivePlayback = (playbackId: string, entry: LivePlaybackEntry): void => {
-  entries.set(playbackId, entry);
+  entries().set(playbackId, entry);
 };
 
 export const unregisterLivePlayback = (playbackId: string, broadcast?: Broadcast): void => {
-  if (!broadcast || entries.get(playbackId)?.broadcast === broadcast) entries.delete(playbackId);
+  if (!broadcast || entries().get(playbackId)?.broadcast === broadcast) entries().delete(playbackId);
 };
 
 export const unregisterBroadcast = (broadcast: Broadcast): void => {
-  for (const [playbackId, entry] of entries) if (entry.broadcast === broadcast) entries.delete(playbackId);
+  const registry = entries();
+  for (const [playbackId, entry] of registry) if (entry.broadcast === broadcast) registry.delete(playbackId);
 };

@@ -2,8 +2,9 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
-import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer } from '../../ingest/rtmp/rtmp-server';
+import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer, type RtmpServerSlot } from '../../ingest/rtmp/rtmp-server';
 import { planLiveLadder } from '../../media/live/live-ladder';
+import { nodeRuntime } from '../../runtime/node-runtime';
 import type { LatencyMode } from '../../schemas/live-stream';
 import { generateId } from '../../utils/ids';
 import { Broadcast } from './broadcast';
@@ -33,6 +34,13 @@ type Session = {
 };
 
 export type LiveRuntime = { rtmpPort: number; close(): Promise<void> };
+
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    /** Whether this process runs its one RTMP server (see rtmp-server.ts: there can be only one). */
+    rtmpServer: RtmpServerSlot;
+  }
+}
 
 const MEDIA_WAIT_MS = 10_000;
 const PACKAGER_RESTART_DELAY_MS = 500;
@@ -211,7 +219,14 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
     await endSession(session, reason === 'complete' ? 'completed through the API' : reason === 'disable' ? 'disabled through the API' : 'deleted through the API');
   };
 
-  const server: RtmpServer = await startRtmpServer({ port: rtmpPort, host: env.host, authorize, onPublish, log: log.child({ component: 'rtmp' }) });
+  const server: RtmpServer = await startRtmpServer({
+    port: rtmpPort,
+    host: env.host,
+    authorize,
+    onPublish,
+    log: log.child({ component: 'rtmp' }),
+    slot: nodeRuntime().rtmpServer,
+  });
   registerBroadcastStopper(stop);
   recoverInterruptedBroadcasts({ nodeId: liveNodeId(), finalize: (assetId) => finalize(assetId, () => undefined), log }).catch((error: unknown) =>
     log.error({ err: error }, 'could not recover interrupted broadcasts'),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { LivePartEntry, LiveSegmentEntry } from '../../media/live/live-playlists';
 import type { LivePart } from '../../media/live/live-segmenter';
+import { liveInitFileName, livePartFileName, renditionFileUri, segmentFileName } from '../../media/names';
 
 // One rendition of a broadcast as players see it: its segments across every connection of the
 // broadcast (numbered on across reconnects, a discontinuity where a connection starts), the parts
@@ -30,9 +31,7 @@ type Waiter = { msn: number; part: number | undefined; resolve: (reached: boolea
 export const LIVE_WINDOW_SECONDS = 30;
 const SEGMENTS_WITH_PARTS = 4;
 
-export const partUri = (rendition: string, msn: number, part: number) => `${rendition}/${msn}.${part}.m4s`;
-export const segmentUri = (rendition: string, msn: number) => `${rendition}/${msn}.m4s`;
-export const initUri = (rendition: string, connection: number) => `${rendition}/init-${connection}.mp4`;
+const initUri = (rendition: string, connection: number) => renditionFileUri(rendition, liveInitFileName(connection));
 
 export class LiveTimeline {
   readonly segments: TimelineSegment[] = [];
@@ -165,7 +164,7 @@ export class LiveTimeline {
     return this.segments.slice(fromIndex).map((segment) => ({
       msn: segment.msn,
       durationSeconds: segment.durationSeconds,
-      uri: segmentUri(this.rendition, segment.msn),
+      uri: renditionFileUri(this.rendition, segmentFileName(segment.msn)),
       mapUri: initUri(this.rendition, segment.connection),
       programDateTime: segment.programDateTime,
       discontinuity: segment.discontinuity,
@@ -180,7 +179,7 @@ export class LiveTimeline {
   }
 
   private partEntries(msn: number, parts: StoredPart[]): LivePartEntry[] {
-    return parts.map((part, index) => ({ durationSeconds: part.durationSeconds, independent: part.independent, uri: partUri(this.rendition, msn, index) }));
+    return parts.map((part, index) => ({ durationSeconds: part.durationSeconds, independent: part.independent, uri: renditionFileUri(this.rendition, livePartFileName(msn, index)) }));
   }
 
   async segmentBytes(msn: number): Promise<Buffer | null> {

@@ -5,7 +5,7 @@ import { getEnv } from '../../env';
 import { enqueueJob } from '../../jobs/queue';
 import { getLogger } from '../../log';
 import { masterDirectory, masterFilePath, objectKeyOf } from '../../storage/asset-files';
-import { assetInclude } from '../assets/asset-record';
+import { assetInclude } from '../records/asset-record';
 import { sharedStore } from '../storage/shared-storage';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { assetJson, masterFileName } from './master-links';

@@ -5,9 +5,10 @@ import type { MediaProbe } from '../../media/ffprobe';
 import { buildMasterArgs, planMaster } from '../../media/master/master-args';
 import { summariseToolError } from '../../media/media-errors';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import { masterDirectory, masterFilePath } from '../../storage/asset-files';
 import { generateId } from '../../utils/ids';
-import { sourceInput } from '../ingest/source-input';
+import { sourceInput } from '../inputs/source-input';
 import { shareFile, sharedStore } from '../storage/shared-storage';
 import { masterFileName } from './master-links';
 import { markMasterReady } from './master-state';
@@ -34,6 +35,7 @@ export const prepareMaster = async ({ assetId, signal }: { assetId: string; sign
       signal,
       timeoutMs: MASTER_TIMEOUT_MS,
       background: true,
+      children: childProcesses(),
     });
     if (result.exitCode !== 0) throw new Error(`making the master failed: ${summariseToolError(result.stderr, input) ?? `exit ${result.exitCode}`}`);
     await rename(temporary, finalPath);

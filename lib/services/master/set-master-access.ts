@@ -2,7 +2,7 @@ import { getDb } from '../../db/client';
 import { ApiError } from '../../errors/api-error';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import type { AssetRecord } from '../../schemas/asset';
-import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
+import { assetInclude, findAssetOrThrow } from '../records/asset-record';
 import { removeMaster, startMaster } from './master-state';
 
 // PUT /video/v1/assets/{ASSET_ID}/master-access. `temporary` on an asset whose master is already

@@ -3,7 +3,7 @@ import type { PlaybackPolicy } from '../../schemas/asset-settings';
 import { type PlaybackIdRecord } from '../../schemas/asset';
 import { assetJson } from '../master/master-links';
 import { generateId } from '../../utils/ids';
-import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
+import { assetInclude, findAssetOrThrow } from '../records/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 
 // POST /video/v1/assets/{id}/playback-ids. The asset's playback_ids change, so subscribers get

@@ -1,9 +1,9 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
 import { assetJson } from '../master/master-links';
-import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
+import { assetInclude, findAssetOrThrow } from '../records/asset-record';
 import { forgetPlaybackId } from '../playback/playback-records';
-import { tellOtherNodes } from '../cluster/node-events';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 
 // DELETE /video/v1/assets/{id}/playback-ids/{playback_id}; reported as video.asset.updated.

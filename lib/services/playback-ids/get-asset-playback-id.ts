@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
 import type { PlaybackIdRecord } from '../../schemas/asset';
-import { findAssetOrThrow } from '../assets/asset-record';
+import { findAssetOrThrow } from '../records/asset-record';
 
 // GET /video/v1/assets/{id}/playback-ids/{playback_id}
 export const getAssetPlaybackId = async ({

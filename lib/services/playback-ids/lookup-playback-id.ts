@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
-import { findLivePlaybackId } from '../live-streams/find-live-stream';
+import { findLivePlaybackId } from '../records/find-live-stream';
 
 // GET /video/v1/playback-ids/{playback_id}: which asset or live stream a playback ID belongs to.
 export const lookupPlaybackId = async ({ playbackId }: { playbackId: string }) => {

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
-import { tellOtherNodes } from '../cluster/node-events';
-import { forgetRestrictionRules } from './find-restriction-rules';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
+import { forgetRestrictionRules } from './restriction-rules-cache';
 
 // Tokens that name a deleted restriction are refused from then on (see resolve-playback.ts).
 export const deletePlaybackRestriction = async ({ restrictionId }: { restrictionId: string }): Promise<void> => {

@@ -1,21 +1,13 @@
 import type { RestrictionRules } from '../../auth/playback-restriction-check';
 import { getDb } from '../../db/client';
-import { LookupCache } from '../../utils/lookup-cache';
-import { processSingleton } from '../../utils/process-singleton';
+import { cachedRestrictionRules } from './restriction-rules-cache';
 
 // The rules of a playback restriction as the playback path checks them on every request of a
 // restricted viewer, kept in memory; updating or deleting the restriction drops them at once, so
 // changes apply to tokens already issued from the next request on.
 
-type CachedRules = RestrictionRules & { restrictionId: string };
-
-const RULES_TTL_MS = 60_000;
-
-const cachedRules = () =>
-  processSingleton('restriction-rules', () => new LookupCache<CachedRules>({ maxEntries: 10_000, ttlMs: RULES_TTL_MS }));
-
 export const findRestrictionRules = (restrictionId: string): Promise<RestrictionRules | null> =>
-  cachedRules().get(restrictionId, async () => {
+  cachedRestrictionRules().get(restrictionId, async () => {
     const restriction = await getDb().playbackRestriction.findUnique({ where: { id: restrictionId } });
     if (!restriction) return null;
     return {
@@ -26,5 +18,3 @@ export const findRestrictionRules = (restrictionId: string): Promise<Restriction
       allowHighRiskUserAgent: restriction.allowHighRiskUserAgent,
     };
   });
-
-export const forgetRestrictionRules = (restrictionId: string): void => cachedRules().forget(restrictionId);

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import type { PlaybackRestrictionRecord } from '../../schemas/playback-restriction';
-import { tellOtherNodes } from '../cluster/node-events';
-import { forgetRestrictionRules } from './find-restriction-rules';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
+import { forgetRestrictionRules } from './restriction-rules-cache';
 import { getPlaybackRestriction } from './get-playback-restriction';
 import { referrerData, userAgentData, type ReferrerRules, type UserAgentRules } from './restriction-rules';
 

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { processSingleton } from '../../utils/process-singleton';
+import type { LRUCache } from 'lru-cache';
+import { playbackState } from './playback-state';
 
 // An audio track is one encode of the whole track at many times real time (see audio-track.ts).
 // Once a viewer waits for it, it runs beside the video encoders, and for a long track that took a
@@ -32,7 +32,14 @@ export const shouldPauseAudio = ({
   return ahead > (paused ? RESUME_AHEAD_SEGMENTS : PAUSE_AHEAD_SEGMENTS);
 };
 
-const furthest = () => processSingleton('audio-furthest-requested', () => new LRUCache<string, number>({ max: 10_000 }));
+declare module './playback-state' {
+  interface PlaybackState {
+    /** The highest audio segment index a viewer asked for, per track. */
+    audioSegmentsWanted: LRUCache<string, number>;
+  }
+}
+
+const furthest = () => playbackState().audioSegmentsWanted;
 
 // Keyed by track (`{assetId}/{rendition}`, see audioEncodeKey): an asset's audio tracks are
 // encoded and watched separately, and a viewer switching tracks asks the new one for its position.

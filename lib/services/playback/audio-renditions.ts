@@ -1,5 +1,5 @@
 import { audioOutputChannels, buildAudioSegmentDurations, type AudioOutputChannels } from '../../media/hls/audio-plan';
-import { audioRenditionName } from '../../storage/asset-files';
+import { audioRenditionName, parseAudioRenditionName, PRIMARY_AUDIO_RENDITION } from '../../media/names';
 import type { PlaybackPlan } from './playback-plan';
 import type { PlaybackTrack } from './playback-records';
 
@@ -7,8 +7,6 @@ import type { PlaybackTrack } from './playback-records';
 // name and folder it always had, laid out by the plan), every other one as `audio-{trackId}`, laid
 // out from its track row. An audio stream of the source is read from the source; an added audio
 // file from its own download, padded or cut to the video's length.
-
-export const PRIMARY_AUDIO_RENDITION = 'audio';
 
 export type AudioRendition = {
   /** The rendition's name: its playlist is `/{PLAYBACK_ID}/{name}.m3u8`, its files `hls/{name}/`. */
@@ -52,9 +50,10 @@ const isOtherAudioTrack = (track: PlaybackTrack) => track.type === 'audio' && !t
 
 /** The audio rendition called `name`, if the asset has it and its track is ready; else null. */
 export const audioRenditionOf = ({ plan, tracks }: PlayableAudio, name: string): AudioRendition | null => {
-  if (name === PRIMARY_AUDIO_RENDITION) return primaryRendition(plan);
-  if (!name.startsWith(`${PRIMARY_AUDIO_RENDITION}-`)) return null;
-  const track = tracks.find((candidate) => isOtherAudioTrack(candidate) && audioRenditionName(candidate) === name);
+  const parsed = parseAudioRenditionName(name);
+  if (!parsed) return null;
+  if (parsed.primary) return primaryRendition(plan);
+  const track = tracks.find((candidate) => isOtherAudioTrack(candidate) && candidate.id === parsed.trackId);
   return track ? trackRendition(plan, track) : null;
 };
 

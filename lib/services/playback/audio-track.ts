@@ -7,6 +7,7 @@ import { Fmp4StreamSplitter } from '../../media/fmp4';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { buildAudioTrackArgs } from '../../media/hls/encode-args';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import {
   audioTrackSourcePath,
   initSegmentPath,
@@ -15,12 +16,13 @@ import {
   renditionCompletePath,
 } from '../../storage/asset-files';
 import type { ScheduledWork, WorkAttempt } from '../../utils/deadline-scheduler';
-import { sourceInput } from '../ingest/source-input';
+import { sourceInput } from '../inputs/source-input';
 import { isMarkerStored, isStoredHereOrShared, shareFile, sharedStore } from '../storage/shared-storage';
-import { processSingleton } from '../../utils/process-singleton';
 import { forgetAudioSegmentsWanted, noteAudioSegmentWanted, paceAudioEncode, type AudioPacer } from './audio-pacing';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
-import { PRIMARY_AUDIO_RENDITION, type AudioRendition } from './audio-renditions';
+import { playbackState } from './playback-state';
+import { PRIMARY_AUDIO_RENDITION } from '../../media/names';
+import type { AudioRendition } from './audio-renditions';
 import { publishFile } from '../../storage/atomic-file';
 import { encoderScheduler, type EncodeKind } from './runtime';
 
@@ -59,7 +61,14 @@ type AudioEncode = {
   stop: (reason: Error) => void;
 };
 
-const runningEncodes = () => processSingleton('audio-encodes', () => new Map<string, AudioEncode>());
+declare module './playback-state' {
+  interface PlaybackState {
+    /** Running or queued, by audioEncodeKey. */
+    audioEncodes: Map<string, AudioEncode>;
+  }
+}
+
+const runningEncodes = () => playbackState().audioEncodes;
 
 /** One audio track's encode, among every asset's. */
 export const audioEncodeKey = (assetId: string, rendition: string): string => `${assetId}/${rendition}`;
@@ -160,6 +169,7 @@ const encodeAndPublish = async (
       if (!background) pacer = paceAudioEncode({ trackKey: audioEncodeKey(assetId, rendition.name), pid, written: () => segments, videoWorkPending });
     },
     onStdout: (chunk) => splitter.push(chunk),
+    children: childProcesses(),
   }).finally(() => {
     progress.off('wanted', checkPace);
   });

@@ -1,6 +1,6 @@
 import { getDb } from '../../db/client';
 import { trackOrderBy } from '../../schemas/track';
-import { audioRenditionName } from '../../storage/asset-files';
+import { audioRenditionName } from '../../media/names';
 import { ensureAudioEncoding } from './audio-track';
 import { audioRenditionsOf } from './audio-renditions';
 import type { PlaybackPlan } from './playback-plan';

@@ -4,6 +4,7 @@ import { getEnv } from '../../env';
 import { enqueueJob } from '../../jobs/queue';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import type { Rung } from '../../media/hls/ladder';
+import { parseSegmentFileName } from '../../media/names';
 import { mediaSegmentPath, objectKeyOf, renditionCompletePath, renditionDirectory } from '../../storage/asset-files';
 import { publishFile } from '../../storage/atomic-file';
 import { isMarkerStored, shareFile, sharedStore, whenAssetTransfersSettled } from '../storage/shared-storage';
@@ -29,7 +30,10 @@ const isComplete = async (assetId: string, rung: string): Promise<boolean> => {
 };
 
 const segmentNames = (names: string[], segmentCount: number): number =>
-  names.filter((name) => /^\d+\.m4s$/.test(name) && Number(name.slice(0, -'.m4s'.length)) < segmentCount).length;
+  names.filter((name) => {
+    const index = parseSegmentFileName(name);
+    return index !== null && index < segmentCount;
+  }).length;
 
 // Where the rung's segments are counted: with S3 the bucket (segment jobs run on every worker, and
 // other nodes list the rung only when each segment is there), else this node's disk. One listing

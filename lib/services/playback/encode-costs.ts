@@ -1,4 +1,6 @@
-import { processSingleton } from '../../utils/process-singleton';
+import { shortSideOfRungName } from '../../media/names';
+import type { RungCost } from '../../schemas/encoding-load';
+import { playbackState } from './playback-state';
 
 // What an encode of one second of media costs, per rung, measured on this machine from real
 // encodes: wall-clock seconds of the ffmpeg run per second of media it produced, smoothed. Only
@@ -9,9 +11,15 @@ import { processSingleton } from '../../utils/process-singleton';
 // Weight of the newest sample: about the last ten encodes of a rung make up its estimate.
 const SMOOTHING = 0.2;
 
-export type RungCost = { rung: string; samples: number; secondsPerMediaSecond: number };
 
-const costs = () => processSingleton('rung-encode-costs', () => new Map<string, RungCost>());
+declare module './playback-state' {
+  interface PlaybackState {
+    /** Each rung's smoothed cost on this machine. */
+    encodeCosts: Map<string, RungCost>;
+  }
+}
+
+const costs = () => playbackState().encodeCosts;
 
 export const recordEncodeCost = ({ rung, wallSeconds, mediaSeconds }: { rung: string; wallSeconds: number; mediaSeconds: number }): void => {
   if (!(mediaSeconds > 0) || !(wallSeconds >= 0)) return;
@@ -26,11 +34,6 @@ export const recordEncodeCost = ({ rung, wallSeconds, mediaSeconds }: { rung: st
 
 export const rungCosts = (): RungCost[] => [...costs().values()].map((cost) => ({ ...cost }));
 
-const shortSide = (rung: string): number | null => {
-  const match = /^(\d+)p$/.exec(rung);
-  return match?.[1] === undefined ? null : Number(match[1]);
-};
-
 /**
  * Seconds of encoding per second of media for a rung: its own measurement, or, before it has
  * one, the measured rung nearest in size scaled by the pixel count (x264's work grows with the
@@ -39,11 +42,11 @@ const shortSide = (rung: string): number | null => {
 export const encodeCostPerMediaSecond = (rung: string): { secondsPerMediaSecond: number; measured: boolean } | null => {
   const own = costs().get(rung);
   if (own) return { secondsPerMediaSecond: own.secondsPerMediaSecond, measured: true };
-  const side = shortSide(rung);
+  const side = shortSideOfRungName(rung);
   if (side === null) return null;
   let nearest: { cost: RungCost; side: number } | null = null;
   for (const cost of costs().values()) {
-    const other = shortSide(cost.rung);
+    const other = shortSideOfRungName(cost.rung);
     if (other === null) continue;
     if (!nearest || Math.abs(Math.log(other / side)) < Math.abs(Math.log(nearest.side / side))) nearest = { cost, side: other };
   }

@@ -2,10 +2,10 @@ import { readdir, rm } from 'node:fs/promises';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
-import { audioRenditionName, hlsDirectory, objectKeyOf, renditionDirectory, trackDirectory, tracksDirectory } from '../../storage/asset-files';
+import { audioRenditionName, parseAudioRenditionName } from '../../media/names';
+import { hlsDirectory, objectKeyOf, renditionDirectory, trackDirectory, tracksDirectory } from '../../storage/asset-files';
 import { deleteSharedPrefix, whenAssetTransfersSettled } from '../storage/shared-storage';
 import { audioRenditionsEncoding, stopAudioEncodes } from './audio-track';
-import { PRIMARY_AUDIO_RENDITION } from './audio-renditions';
 
 // After an asset's tracks changed (on the node that changed them, and on every other one): the
 // encodes of audio tracks that were deleted stop, and what this node kept of a deleted track (its
@@ -16,7 +16,7 @@ import { PRIMARY_AUDIO_RENDITION } from './audio-renditions';
 // settled. Nothing is read from the database unless this node encodes or holds something of a
 // track besides the primary audio.
 
-const isOtherAudioRendition = (name: string) => name.startsWith(`${PRIMARY_AUDIO_RENDITION}-`);
+const isOtherAudioRendition = (name: string) => parseAudioRenditionName(name)?.primary === false;
 
 const removeFolder = (folder: string) =>
   rm(folder, { recursive: true, force: true, maxRetries: 3 }).catch((error: unknown) =>

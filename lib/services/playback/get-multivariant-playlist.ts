@@ -1,13 +1,14 @@
 import { filterLadder, type Rung } from '../../media/hls/ladder';
 import { renderMultivariantPlaylist } from '../../media/hls/playlists';
+import { renditionPlaylistUri } from '../../media/names';
 import { playlistTracks } from './playlist-tracks';
 import { getLogger } from '../../log';
 import { affordableRungs, overCapacity } from './affordable-rungs';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
+import { playbackState } from './playback-state';
 import type { PlaybackTrack } from './playback-records';
-import { LRUCache } from 'lru-cache';
-import { processSingleton } from '../../utils/process-singleton';
+import type { LRUCache } from 'lru-cache';
 import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 import { requestedClipRange, withClipRange } from './instant-clips';
 import { clipRangeKey } from '../../media/hls/instant-clip';
@@ -90,7 +91,7 @@ export const getMultivariantPlaylist = async ({
   const trackKey = tracks.map((track) => `${track.id}:${track.name}:${track.languageCode ?? ''}:${track.closedCaptions}`).join(',');
   const key = ['multivariant', playbackId, proof ?? '', clipRangeKey(range), subtitlesLang ?? '', trackKey, ...rungs.map((rung) => rung.name)].join('|');
   // Public: the media playlists get the range in their URLs. Signed: the proof carries it.
-  const uriOf = (name: string) => withClipRange(withProof(`${playbackId}/${name}.m3u8`, proof), signed ? null : range);
+  const uriOf = (name: string) => withClipRange(withProof(renditionPlaylistUri(playbackId, name), proof), signed ? null : range);
   const text = renderOnce(key, () =>
     renderMultivariantPlaylist({
       rungs: rungs.map((rung) => ({ rung, uri: uriOf(rung.name) })),
@@ -108,11 +109,15 @@ export const getMultivariantPlaylist = async ({
 // Public multivariant requests already answered once with a complete ladder: which rendered
 // playlist they get, the rung a player starts on, and the tracks it lists (the playback record's
 // list, replaced whenever a track changes).
-const publicMultivariants = () =>
-  processSingleton(
-    'public-multivariants',
-    () => new LRUCache<string, { key: string; startRung: Rung | undefined; tracks: PlaybackTrack[] }>({ max: 50_000 }),
-  );
+type AnsweredMultivariant = { key: string; startRung: Rung | undefined; tracks: PlaybackTrack[] };
+
+declare module './playback-state' {
+  interface PlaybackState {
+    publicMultivariants: LRUCache<string, AnsweredMultivariant>;
+  }
+}
+
+const publicMultivariants = () => playbackState().publicMultivariants;
 
 const publicRequestKey = (playbackId: string, maxResolution: string | undefined, minResolution: string | undefined) =>
   `${playbackId}|${maxResolution ?? ''}|${minResolution ?? ''}`;

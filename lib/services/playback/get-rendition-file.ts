@@ -3,6 +3,7 @@ import { getLogger } from '../../log';
 import { recordSegmentCacheRequest } from '../../metrics/record';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import type { Rung } from '../../media/hls/ladder';
+import { INIT_FILE, parseSegmentFileName } from '../../media/names';
 import { shouldSteerToCheaperRung } from './affordable-rungs';
 import { waitForAudioFile } from './audio-track';
 import { audioRenditionOf } from './audio-renditions';
@@ -14,8 +15,6 @@ import { peekPublicPlayback, resolvePlayback, type Cacheability, type PlaybackAc
 import { ENCODE_PRIORITY, encodeDemand, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
 import { recordWatching } from './watched-assets';
-
-const SEGMENT_FILE = /^(\d{1,6})\.m4s$/;
 
 /** A file to send, or (S3_PUBLIC_URL) where to send the player for it instead. */
 export type RenditionFile = PlaybackFile | { redirectUrl: string; cacheability: Cacheability };
@@ -64,7 +63,7 @@ const noteVideoRequest = ({
  */
 export const noteFileServedByWorker = ({ playbackId, rendition, file, client }: { playbackId: string; rendition: string; file: string; client: string }): void => {
   const target = peekPublicPlayback(playbackId);
-  const index = Number(SEGMENT_FILE.exec(file)?.[1] ?? Number.NaN);
+  const index = parseSegmentFileName(file) ?? Number.NaN;
   if (!target || !Number.isInteger(index)) return;
   const { assetId, plan } = target;
   const now = Date.now();
@@ -107,10 +106,10 @@ export const getRenditionFile = async ({
     const redirectUrl = redirectable ? knownPublicUrl(path) : null;
     return redirectUrl ? { redirectUrl, cacheability } : { path, cacheability, lastModified: readyAt };
   };
-  const isInit = file === 'init.mp4';
-  const segmentMatch = SEGMENT_FILE.exec(file);
-  if (!isInit && !segmentMatch?.[1]) throw notFound('Segment');
-  const index = isInit ? null : Number(segmentMatch?.[1]);
+  const isInit = file === INIT_FILE;
+  const segmentIndex = parseSegmentFileName(file);
+  if (!isInit && segmentIndex === null) throw notFound('Segment');
+  const index = isInit ? null : segmentIndex;
 
   const audio = audioRenditionOf(target, rendition);
   if (audio) {

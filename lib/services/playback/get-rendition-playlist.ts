@@ -1,13 +1,14 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { ApiError, notFound } from '../../errors/api-error';
 import { clipRangeKey, segmentsInRange, type ClipRange } from '../../media/hls/instant-clip';
 import { requestedClipRange } from './instant-clips';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
+import { INIT_FILE, renditionFileUri, segmentFileName } from '../../media/names';
 import { readAudioSegmentCount } from './audio-track';
 import { audioRenditionOf, type AudioRendition } from './audio-renditions';
 import type { PlaybackPlan } from './playback-plan';
-import { processSingleton } from '../../utils/process-singleton';
+import { playbackState } from './playback-state';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackTarget, type PlaybackText } from './resolve-playback';
 
@@ -15,7 +16,13 @@ const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
 // An audio encode's fragment count, once it has finished, so a finished audio playlist costs no
 // file read.
-const finishedAudioCounts = () => processSingleton('finished-audio-counts', () => new LRUCache<string, number>({ max: 50_000 }));
+declare module './playback-state' {
+  interface PlaybackState {
+    finishedAudioCounts: LRUCache<string, number>;
+  }
+}
+
+const finishedAudioCounts = () => playbackState().finishedAudioCounts;
 
 const audioSegmentCount = async (assetId: string, rendition: string): Promise<number | null> => {
   const key = `${assetId}/${rendition}`;
@@ -93,9 +100,9 @@ const isRenditionOf = (target: PlaybackTarget, rendition: string): boolean =>
 
 const renderAudioPlaylist = (name: string, durations: number[], proof: string | null, range: ClipRange | null): string =>
   renderMediaPlaylist({
-    initUri: withProof(`${name}/init.mp4`, proof),
+    initUri: withProof(renditionFileUri(name, INIT_FILE), proof),
     segments: inRange(
-      durations.map((duration, index) => ({ duration, uri: withProof(`${name}/${index}.m4s`, proof) })),
+      durations.map((duration, index) => ({ duration, uri: withProof(renditionFileUri(name, segmentFileName(index)), proof) })),
       durations,
       range,
     ),
@@ -104,9 +111,9 @@ const renderAudioPlaylist = (name: string, durations: number[], proof: string | 
 const renderVideoPlaylist = (plan: PlaybackPlan, rendition: string, proof: string | null, range: ClipRange | null): string => {
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   if (!rung || !plan.video) throw notFound('Rendition');
-  const segments = plan.video.segments.map((segment, index) => ({ duration: segment.duration, uri: withProof(`${rung.name}/${index}.m4s`, proof) }));
+  const segments = plan.video.segments.map((segment, index) => ({ duration: segment.duration, uri: withProof(renditionFileUri(rung.name, segmentFileName(index)), proof) }));
   return renderMediaPlaylist({
-    initUri: withProof(`${rung.name}/init.mp4`, proof),
+    initUri: withProof(renditionFileUri(rung.name, INIT_FILE), proof),
     segments: inRange(segments, plan.video.segments.map((segment) => segment.duration), range),
   });
 };

@@ -1,9 +1,10 @@
+import type { EncodeKind, EncodingLoad, RungCost } from '../../schemas/encoding-load';
 import type { DeadlineScheduler } from '../../utils/deadline-scheduler';
-import { rungCosts, type RungCost } from './encode-costs';
+import { rungCosts } from './encode-costs';
 
 // What the just-in-time encoder is doing right now, for operators (dashboard, logs) and the bench.
 
-export type EncodeKind = 'onDemand' | 'prefetch' | 'audio' | 'background';
+export type { EncodeKind, EncodingLoad };
 
 /**
  * What a segment encode makes (image work has none): its rung, and whether the background-rungs
@@ -18,18 +19,6 @@ export type EncodeSubject = {
 };
 
 export type RungEncodeCost = RungCost;
-
-export type EncodingLoad = {
-  at: string;
-  encoderLimit: number;
-  running: number;
-  queued: number;
-  queuedByKind: Record<EncodeKind, number>;
-  /** Encodes that finished after the deadline of the viewer waiting for them, since start. */
-  deadlineMisses: number;
-  /** Wall-clock seconds of encoding per second of media (smoothed), per rung ('audio': the audio track); above 1 the rung cannot keep up with one viewer on one encoder. */
-  rungCosts: RungEncodeCost[];
-};
 
 export const describeLoad = (scheduler: DeadlineScheduler<EncodeKind, EncodeSubject>): EncodingLoad => {
   const { queued } = scheduler.countByKind();

@@ -1,9 +1,9 @@
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
-import { processSingleton } from '../../utils/process-singleton';
 import { rungCosts } from './encode-costs';
 import { startFirst } from './get-multivariant-playlist';
 import type { PlaybackPlan } from './playback-plan';
+import { playbackState } from './playback-state';
 import { measureVideoSegmentCost, storedVideoSegment } from './video-segments';
 
 // Admission (encode-demand.ts) needs each rung's cost, measured on this machine, before a burst of
@@ -16,8 +16,14 @@ import { measureVideoSegmentCost, storedVideoSegment } from './video-segments';
 
 const isVideoRung = (rung: string) => /^\d+p$/.test(rung);
 
+declare module './playback-state' {
+  interface PlaybackState {
+    encodeCostMeasurement: { started: boolean };
+  }
+}
+
 export const measureEncodeCostIfUnknown = (assetId: string, plan: PlaybackPlan): void => {
-  const state = processSingleton('encode-cost-measurement', () => ({ started: false }));
+  const state = playbackState().encodeCostMeasurement;
   if (!getEnv().fillIdleEncoders || state.started || !plan.video || rungCosts().some(({ rung }) => isVideoRung(rung))) return;
   const [start] = startFirst(plan.rungs.filter((rung) => !rung.isBackground)).rungs;
   if (!start || storedVideoSegment(assetId, start, 0)) return;

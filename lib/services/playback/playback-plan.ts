@@ -1,6 +1,7 @@
 import type { MediaProbe } from '../../media/ffprobe';
 import { audioOutputChannels, buildAudioSegmentDurations } from '../../media/hls/audio-plan';
-import { buildLadder, type EncodingTier, type MaxResolutionTier, type Rung } from '../../media/hls/ladder';
+import type { EncodingTier, MaxResolutionTier } from '../../media/encoding-tiers';
+import { buildLadder, type Rung } from '../../media/hls/ladder';
 import { buildSegmentPlan, type SegmentPlan } from '../../media/hls/segment-plan';
 import { primaryAudio, primaryVideo } from '../../media/media-summary';
 import type { OverlaySettings } from '../../media/overlay/overlay-settings';

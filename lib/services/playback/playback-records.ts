@@ -1,10 +1,10 @@
 import { forgetAtPlaybackWorkers } from '../../coordination/playback-worker-caches';
 import { getDb } from '../../db/client';
 import { trackOrderBy } from '../../schemas/track';
-import { LookupCache } from '../../utils/lookup-cache';
+import type { LookupCache } from '../../utils/lookup-cache';
 import { compareTracks } from '../../schemas/track';
-import { processSingleton } from '../../utils/process-singleton';
 import type { PlaybackPlan } from './playback-plan';
+import { playbackState } from './playback-state';
 
 // What every playback request needs to know about its playback ID, kept in memory so a request for
 // a cached segment or playlist touches no database. Only playable (ready) assets are kept: an asset
@@ -53,11 +53,14 @@ export const playbackTrackSelect = {
   createdAt: true,
 } as const;
 
-const RECORD_TTL_MS = 60_000;
-const MAX_RECORDS = 50_000;
+declare module './playback-state' {
+  interface PlaybackState {
+    /** By playback ID. */
+    playbackRecords: LookupCache<PlaybackRecord>;
+  }
+}
 
-const records = () =>
-  processSingleton('playback-records', () => new LookupCache<PlaybackRecord>({ maxEntries: MAX_RECORDS, ttlMs: RECORD_TTL_MS }));
+const records = () => playbackState().playbackRecords;
 
 export const findPlaybackRecord = (playbackId: string): Promise<PlaybackRecord | null> =>
   records().get(

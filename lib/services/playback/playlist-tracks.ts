@@ -1,11 +1,9 @@
 import { audioOutputChannels } from '../../media/hls/audio-plan';
 import type { AudioMedia, SubtitlesMedia } from '../../media/hls/playlists';
-import { audioRenditionName } from '../../storage/asset-files';
+import { audioRenditionName, PRIMARY_AUDIO_RENDITION, subtitlesRenditionName } from '../../media/names';
+import { compareTrackKinds } from '../../schemas/track';
 import type { PlaybackPlan } from './playback-plan';
 import type { PlaybackTrack } from './playback-records';
-
-/** The rendition (playlist `/{PLAYBACK_ID}/{name}.m3u8`) of a text track's segmented WebVTT. */
-export const subtitlesRenditionName = (trackId: string): string => `subtitles-${trackId}`;
 
 /**
  * The best text track for `default_subtitles_lang`: the exact tag first, else the closest one of
@@ -35,7 +33,7 @@ export const playlistTracks = ({
   uriOf: (rendition: string) => string;
   defaultSubtitlesLang?: string;
 }): { audio: AudioMedia[]; subtitles: SubtitlesMedia[] } => {
-  const audioTracks = tracks.filter((track) => track.type === 'audio').sort((a, b) => Number(b.primary) - Number(a.primary));
+  const audioTracks = tracks.filter((track) => track.type === 'audio').sort(compareTrackKinds);
   const audio: AudioMedia[] =
     audioTracks.length > 0
       ? audioTracks.map((track, position) => ({
@@ -46,7 +44,7 @@ export const playlistTracks = ({
           isDefault: position === 0,
         }))
       : plan.audio
-        ? [{ uri: uriOf('audio'), name: 'Default', channels: plan.audio.channels, isDefault: true }]
+        ? [{ uri: uriOf(PRIMARY_AUDIO_RENDITION), name: 'Default', channels: plan.audio.channels, isDefault: true }]
         : [];
   const chosen = defaultSubtitlesTrack(tracks, defaultSubtitlesLang);
   const subtitles: SubtitlesMedia[] = tracks

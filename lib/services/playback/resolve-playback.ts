@@ -2,7 +2,7 @@ import { instanceSecrets } from '../../auth/instance-secrets';
 import { checkPlaybackRestriction } from '../../auth/playback-restriction-check';
 import { signPlaybackProof, verifyPlaybackProof } from '../../auth/playback-proof';
 import { verifyPlaybackToken, type PlaybackAudience } from '../../auth/playback-token';
-import { findLivePlaybackId } from '../live-streams/find-live-stream';
+import { findLivePlaybackId } from '../records/find-live-stream';
 import { getEnv } from '../../env';
 import { ApiError, invalidId, notFound } from '../../errors/api-error';
 import { isWellFormedId } from '../../utils/ids';

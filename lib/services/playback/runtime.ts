@@ -2,18 +2,54 @@ import { createRedisClient, sharedRedis } from '../../coordination/redis-client'
 import { produceLocally, produceOnceAcrossNodes, type ProduceOnce } from '../../coordination/segment-lock';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
+import { parseSegmentFileName, shortSideOfRungName } from '../../media/names';
 import { recordSegmentEncode } from '../../metrics/record';
+import { lazyParts } from '../../runtime/lazy-parts';
+import { hlsFileOfAssetsPath } from '../../storage/asset-files';
 import { SegmentCache } from '../../storage/segment-cache';
 import { DeadlineScheduler, type FinishedWork, type ScheduledWork } from '../../utils/deadline-scheduler';
-import { processSingleton } from '../../utils/process-singleton';
 import { encodeCostPerMediaSecond } from './encode-costs';
 import { EncodeDemand } from './encode-demand';
 import { describeLoad, type EncodeKind, type EncodeSubject } from './load-snapshot';
+import { playbackState } from './playback-state';
 import { ViewerStreams, type ViewerStream } from './viewer-streams';
 
-// Process-wide state of the just-in-time encoder: the scheduler every ffmpeg of playback goes
-// through, the in-flight segment encodes (so concurrent requests for one segment share one ffmpeg
-// run), the viewers' streams that give encodes their deadlines, and the bounded rendition cache.
+// This node's just-in-time encoder (a piece of its playback state, see playback-state.ts): the
+// scheduler every ffmpeg of playback goes through, the in-flight segment encodes (so concurrent
+// requests for one segment share one ffmpeg run), the viewers' streams that give encodes their
+// deadlines, and the bounded rendition cache.
+
+export type Encoder = {
+  scheduler: DeadlineScheduler<EncodeKind, EncodeSubject>;
+  inFlightEncodes: Map<string, InFlightEncode>;
+  segmentProduction: ProduceOnce;
+  viewerStreams: ViewerStreams;
+  encodeDemand: EncodeDemand;
+  segmentCache: SegmentCache;
+  /** When the last 'encoding load' line was logged. */
+  loadLog: { lastAt: number };
+};
+
+declare module './playback-state' {
+  interface PlaybackState {
+    encoder: Encoder;
+  }
+}
+
+// Each piece is made on first use: a node that never plays anything makes no scheduler, and one
+// without REDIS_URL opens no connection.
+export const createEncoder = (): Encoder =>
+  lazyParts<Encoder>({
+    scheduler: createEncoderScheduler,
+    inFlightEncodes: () => new Map<string, InFlightEncode>(),
+    segmentProduction: createSegmentProduction,
+    viewerStreams: createViewerStreams,
+    encodeDemand: createEncodeDemand,
+    segmentCache: createSegmentCache,
+    loadLog: () => ({ lastAt: 0 }),
+  });
+
+const encoder = (): Encoder => playbackState().encoder;
 
 export type { EncodeKind, EncodeSubject } from './load-snapshot';
 
@@ -60,7 +96,7 @@ const countSegmentEncode = (work: FinishedWork<EncodeKind, EncodeSubject>) => {
   });
 };
 
-const loadLog = () => processSingleton('encoding-load-log', () => ({ lastAt: 0 }));
+const loadLog = () => encoder().loadLog;
 
 // Logged from the scheduler's own events, so an idle encoder logs nothing and needs no timer.
 const logLoadNowAndThen = () => {
@@ -76,21 +112,19 @@ const logLoadNowAndThen = () => {
   );
 };
 
-export const encoderScheduler = (): DeadlineScheduler<EncodeKind, EncodeSubject> =>
-  processSingleton(
-    'encoder-scheduler',
-    () =>
-      new DeadlineScheduler<EncodeKind, EncodeSubject>({
-        slots: getEnv().jitEncodeConcurrency,
-        // After the scheduler has handed the freed slot on, so the line shows the state it settled in.
-        onStart: () => queueMicrotask(logLoadNowAndThen),
-        onFinish: (work) => {
-          logFinished(work);
-          countSegmentEncode(work);
-          queueMicrotask(logLoadNowAndThen);
-        },
-      }),
-  );
+const createEncoderScheduler = () =>
+  new DeadlineScheduler<EncodeKind, EncodeSubject>({
+    slots: getEnv().jitEncodeConcurrency,
+    // After the scheduler has handed the freed slot on, so the line shows the state it settled in.
+    onStart: () => queueMicrotask(logLoadNowAndThen),
+    onFinish: (work) => {
+      logFinished(work);
+      countSegmentEncode(work);
+      queueMicrotask(logLoadNowAndThen);
+    },
+  });
+
+export const encoderScheduler = (): DeadlineScheduler<EncodeKind, EncodeSubject> => encoder().scheduler;
 
 /** Milliseconds until deadline work due at `deadline` would start (see DeadlineScheduler.estimatedStartMs). */
 export const estimatedStartMs = (deadline: number): number => encoderScheduler().estimatedStartMs(deadline);
@@ -118,15 +152,15 @@ export const encodeKey = (assetId: string, rungName: string, index: number): str
 // Within a process, inFlightEncodes shares one encode among the requests for a segment; with
 // REDIS_URL, this shares it among nodes too: one node encodes, the others wait for it and read the
 // stored segment.
-export const segmentProduction = (): ProduceOnce =>
-  processSingleton('segment-production', () => {
-    const config = getEnv().redis;
-    if (!config) return produceLocally;
-    return produceOnceAcrossNodes({ config, commands: sharedRedis(), subscriber: createRedisClient(config, 'segment-done') });
-  });
+const createSegmentProduction = (): ProduceOnce => {
+  const config = getEnv().redis;
+  if (!config) return produceLocally;
+  return produceOnceAcrossNodes({ config, commands: sharedRedis(), subscriber: createRedisClient(config, 'segment-done') });
+};
 
-export const inFlightEncodes = (): Map<string, InFlightEncode> =>
-  processSingleton('in-flight-encodes', () => new Map<string, InFlightEncode>());
+export const segmentProduction = (): ProduceOnce => encoder().segmentProduction;
+
+export const inFlightEncodes = (): Map<string, InFlightEncode> => encoder().inFlightEncodes;
 
 /** Nobody waits for it, no stream expects it, and neither background rungs nor fill want it. */
 export const isUnwanted = (flight: InFlightEncode): boolean =>
@@ -148,46 +182,42 @@ const releasePrefetchesOf = (stream: ViewerStream, keep: (flight: InFlightEncode
   }
 };
 
-export const viewerStreams = (): ViewerStreams =>
-  processSingleton(
-    'viewer-streams',
-    () =>
-      new ViewerStreams({
-        onGone: (stream) => {
-          encodeDemand().forget(stream.id);
-          releasePrefetchesOf(stream, () => false, 'the viewer left');
-        },
-      }),
-  );
+const createViewerStreams = () =>
+  new ViewerStreams({
+    onGone: (stream) => {
+      encodeDemand().forget(stream.id);
+      releasePrefetchesOf(stream, () => false, 'the viewer left');
+    },
+  });
+
+export const viewerStreams = (): ViewerStreams => encoder().viewerStreams;
+
+const createEncodeDemand = () =>
+  new EncodeDemand({
+    capacity: () => encoderScheduler().limit(),
+    costOf: (rung) => encodeCostPerMediaSecond(rung)?.secondsPerMediaSecond ?? null,
+  });
 
 /** Which viewers the encoders have promised to keep up with (see encode-demand.ts). */
-export const encodeDemand = (): EncodeDemand =>
-  processSingleton(
-    'encode-demand',
-    () =>
-      new EncodeDemand({
-        capacity: () => encoderScheduler().limit(),
-        costOf: (rung) => encodeCostPerMediaSecond(rung)?.secondsPerMediaSecond ?? null,
-      }),
-  );
+export const encodeDemand = (): EncodeDemand => encoder().encodeDemand;
 
 /** The stream moved to another rung: its prefetches of the other rungs are dropped. */
 export const releaseOtherRungPrefetches = (stream: ViewerStream): void =>
   releasePrefetchesOf(stream, (flight) => flight.assetId === stream.assetId && flight.rung === stream.rung, 'the viewer switched rungs');
 
-export const segmentCache = (): SegmentCache =>
-  processSingleton(
-    'segment-cache',
-    () =>
-      new SegmentCache({
-        maxBytes: getEnv().renditionCacheMaxBytes,
-        onError: (error: unknown) => getLogger().warn({ err: error }, 'rendition cache eviction failed'),
-      }),
-  );
+const createSegmentCache = () =>
+  new SegmentCache({
+    maxBytes: getEnv().renditionCacheMaxBytes,
+    onError: (error: unknown) => getLogger().warn({ err: error }, 'rendition cache eviction failed'),
+  });
+
+export const segmentCache = (): SegmentCache => encoder().segmentCache;
 
 // Only just-in-time video segments are evictable: init segments are tiny, the audio track is
 // encoded once, and background rungs (≥1440p) are too slow to re-encode on demand.
 export const isEvictableSegment = (relativePath: string): boolean => {
-  const match = /^[^/]+\/hls\/(\d+)p\/\d+\.m4s$/.exec(relativePath.split('\\').join('/'));
-  return match?.[1] !== undefined && Number(match[1]) <= 1080;
+  const file = hlsFileOfAssetsPath(relativePath);
+  if (!file || parseSegmentFileName(file.file) === null) return false;
+  const shortSide = shortSideOfRungName(file.rendition);
+  return shortSide !== null && shortSide <= 1080;
 };

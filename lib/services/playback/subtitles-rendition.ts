@@ -1,20 +1,20 @@
 import { readFile } from 'node:fs/promises';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { ApiError, notFound } from '../../errors/api-error';
 import { clipRangeKey, segmentsInRange } from '../../media/hls/instant-clip';
 import { renderMediaPlaylist } from '../../media/hls/playlists';
+import { parseSubtitlesSegmentFileName, renditionFileUri, subtitlesRenditionName, subtitlesSegmentFileName } from '../../media/names';
 import type { Cue } from '../../media/text/cues';
 import { parseSubtitles } from '../../media/text/parse-subtitles';
 import { webVttSegment } from '../../media/text/segment-webvtt';
 import { textTrackFilePath } from '../../storage/asset-files';
-import { processSingleton } from '../../utils/process-singleton';
 import { isStoredHereOrShared } from '../storage/shared-storage';
 import { requestedClipRange } from './instant-clips';
 import type { PlaybackPlan } from './playback-plan';
+import { playbackState } from './playback-state';
 import type { PlaybackTrack } from './playback-records';
-import { subtitlesRenditionName } from './playlist-tracks';
 import { renderOnce } from './rendered-playlists';
 import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackTarget, type PlaybackText } from './resolve-playback';
 
@@ -28,11 +28,6 @@ import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackTarget, t
 // segments keep their asset-timeline cue times and X-TIMESTAMP-MAP; players move the cues by the
 // clip's start exactly as they move the video (see segment-webvtt.ts), so the subtitles line up
 // with the clipped timeline.
-
-const SUBTITLES_PREFIX = 'subtitles-';
-const SEGMENT_FILE = /^(\d{1,6})\.vtt$/;
-
-export const isSubtitlesRendition = (rendition: string): boolean => rendition.startsWith(SUBTITLES_PREFIX);
 
 const textTrackOf = (target: PlaybackTarget, rendition: string): PlaybackTrack => {
   const track = target.tracks.find((candidate) => candidate.type === 'text' && subtitlesRenditionName(candidate.id) === rendition);
@@ -68,7 +63,7 @@ export const getSubtitlesPlaylist = async ({
   const key = `subtitles|${assetId}|${track.id}|${proof ?? ''}|${clipRangeKey(range)}`;
   const text = renderOnce(key, () =>
     renderMediaPlaylist({
-      segments: durations.slice(from, to).map((duration, offset) => ({ duration, uri: withProof(`${rendition}/${from + offset}.vtt`, proof) })),
+      segments: durations.slice(from, to).map((duration, offset) => ({ duration, uri: withProof(renditionFileUri(rendition, subtitlesSegmentFileName(from + offset)), proof) })),
     }),
   );
   return { text, cacheability, lastModified: readyAt };
@@ -88,7 +83,7 @@ export const getSubtitlesSegment = async ({
 }): Promise<PlaybackText> => {
   const target = await resolvePlayback({ playbackId, access });
   const track = textTrackOf(target, rendition);
-  const index = Number(SEGMENT_FILE.exec(file)?.[1] ?? Number.NaN);
+  const index = parseSubtitlesSegmentFileName(file) ?? Number.NaN;
   const durations = segmentDurations(target.plan);
   if (!Number.isInteger(index) || index >= durations.length) throw notFound('Segment');
   const cues = await trackCues(target.assetId, track.id);
@@ -97,17 +92,14 @@ export const getSubtitlesSegment = async ({
   return { text, cacheability: target.cacheability, lastModified: target.readyAt };
 };
 
-// Parsed cues of stored tracks, by track; bounded by the size of their text.
-const cueCache = () =>
-  processSingleton(
-    'subtitles-cues',
-    () =>
-      new LRUCache<string, Cue[]>({
-        max: 2_000,
-        maxSize: 64 * 1024 * 1024,
-        sizeCalculation: (cues) => cues.reduce((size, cue) => size + cue.text.length + 64, 64),
-      }),
-  );
+declare module './playback-state' {
+  interface PlaybackState {
+    /** Parsed cues of stored tracks, by track; bounded by the size of their text. */
+    subtitlesCues: LRUCache<string, Cue[]>;
+  }
+}
+
+const cueCache = () => playbackState().subtitlesCues;
 
 const trackCues = async (assetId: string, trackId: string): Promise<Cue[]> => {
   const known = cueCache().get(trackId);

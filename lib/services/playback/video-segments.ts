@@ -2,20 +2,22 @@ import { stat } from 'node:fs/promises';
 import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
-import { shiftDecodeTime, splitFragmentedMp4 } from '../../media/fmp4';
+import { splitFragmentedMp4 } from '../../media/fmp4';
+import { shiftDecodeTime } from '../../media/fmp4-decode-times';
 import { buildInitSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
 import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
-import { processSingleton } from '../../utils/process-singleton';
-import { sourceInput } from '../ingest/source-input';
+import { sourceInput } from '../inputs/source-input';
 import { publicUrlInBucket, redirectsToBucket } from '../storage/bucket-redirects';
 import { fetchFromBucket, isStoredHereOrShared, shareFile, shareInBackground, sharedStore } from '../storage/shared-storage';
 import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
 import { overlayImages } from './overlay-images';
 import type { PlaybackPlan } from './playback-plan';
+import { playbackState } from './playback-state';
 import { publishFile } from '../../storage/atomic-file';
 import {
   dropEncode,
@@ -62,6 +64,7 @@ const encodeToMemory = async ({
       signal,
       onStdout: (chunk) => chunks.push(chunk),
       background: yieldCpu,
+      children: childProcesses(),
     });
     return { ...run, stopped: signal.aborted };
   });
@@ -292,7 +295,14 @@ const watchViewer = (flight: InFlightEncode, viewer: AbortSignal): (() => void) 
   return leave;
 };
 
-const initEncodes = () => processSingleton('init-encodes', () => new Map<string, Promise<void>>());
+declare module './playback-state' {
+  interface PlaybackState {
+    /** One-frame init segment encodes in flight, by asset and rung. */
+    initEncodes: Map<string, Promise<void>>;
+  }
+}
+
+const initEncodes = () => playbackState().initEncodes;
 
 const encodeInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<void> => {
   const inputPath = await sourceInput(assetId);

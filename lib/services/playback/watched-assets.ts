@@ -1,5 +1,5 @@
-import { processSingleton } from '../../utils/process-singleton';
 import type { PlaybackPlan } from './playback-plan';
+import { playbackState } from './playback-state';
 
 // Which assets people watch, counted in memory: the viewers (streams, see viewer-streams.ts) that
 // fetched an asset's video within a window of recent minutes. Filling the cache in idle time
@@ -13,8 +13,14 @@ type AssetViews = { plan: PlaybackPlan; viewers: Map<string, number>; rungReques
 
 export type WatchedAsset = { assetId: string; plan: PlaybackPlan; views: number; rungsByUse: string[] };
 
-const watched = () => processSingleton('watched-assets', () => new Map<string, AssetViews>());
-const pruning = () => processSingleton('watched-assets-pruning', () => ({ lastAt: 0 }));
+declare module './playback-state' {
+  interface PlaybackState {
+    watchedAssets: { byAsset: Map<string, AssetViews>; pruning: { lastAt: number } };
+  }
+}
+
+const watched = () => playbackState().watchedAssets.byAsset;
+const pruning = () => playbackState().watchedAssets.pruning;
 
 const prune = (now: number) => {
   for (const [assetId, entry] of watched()) {

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
-import { tellOtherNodes } from '../cluster/node-events';
-import { forgetSigningPublicKey } from './get-signing-key';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
+import { forgetSigningPublicKey } from './signing-public-keys';
 
 // Tokens signed with the key stop working at once: the verifier's cached copy is dropped with it.
 export const deleteSigningKey = async ({ keyId }: { keyId: string }): Promise<void> => {

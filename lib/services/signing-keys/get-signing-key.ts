@@ -1,8 +1,7 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
 import type { SigningKeyRecord } from '../../schemas/signing-key';
-import { LookupCache } from '../../utils/lookup-cache';
-import { processSingleton } from '../../utils/process-singleton';
+import { signingPublicKeys } from './signing-public-keys';
 
 export const getSigningKey = async ({ keyId }: { keyId: string }): Promise<SigningKeyRecord> => {
   const key = await getDb().signingKey.findUnique({ where: { id: keyId }, select: { id: true, createdAt: true } });
@@ -10,19 +9,12 @@ export const getSigningKey = async ({ keyId }: { keyId: string }): Promise<Signi
   return key;
 };
 
-const PUBLIC_KEY_TTL_MS = 60_000;
-
-const publicKeys = () =>
-  processSingleton('signing-public-keys', () => new LookupCache<{ pem: string }>({ maxEntries: 10_000, ttlMs: PUBLIC_KEY_TTL_MS }));
-
 // The verifier's view: the public key, or null once the key is deleted. Kept in memory because
 // every signed playlist request verifies a token; deleting the key drops it at once.
 export const findSigningPublicKey = async (keyId: string): Promise<string | null> => {
-  const found = await publicKeys().get(keyId, async () => {
+  const found = await signingPublicKeys().get(keyId, async () => {
     const key = await getDb().signingKey.findUnique({ where: { id: keyId }, select: { publicKeyPem: true } });
     return key ? { pem: key.publicKeyPem } : null;
   });
   return found?.pem ?? null;
 };
-
-export const forgetSigningPublicKey = (keyId: string): void => publicKeys().forget(keyId);

@@ -9,13 +9,15 @@ import type { Rung } from '../../media/hls/ladder';
 import { primaryVideo } from '../../media/media-summary';
 import { probeMedia } from '../../media/probe-media';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import { buildStaticRemuxArgs } from '../../media/static/remux-args';
 import { staticRenditionSource } from '../../media/static/static-rendition-source';
 import { removeAssetFiles, staticRenditionPath } from '../../storage/asset-files';
 import { shareFile } from '../storage/shared-storage';
 import { removeStaticRenditionFiles } from './remove-static-rendition-files';
 import { waitForAudioFile } from '../playback/audio-track';
-import { audioRenditionOf, PRIMARY_AUDIO_RENDITION } from '../playback/audio-renditions';
+import { PRIMARY_AUDIO_RENDITION } from '../../media/names';
+import { audioRenditionOf } from '../playback/audio-renditions';
 import type { PlaybackPlan } from '../playback/playback-plan';
 import { ENCODE_PRIORITY } from '../playback/runtime';
 import { ensureInitSegment, ensureVideoSegment } from '../playback/video-segments';
@@ -96,6 +98,7 @@ const remux = async ({ videoPath, audioPath, outputPath, signal }: { videoPath: 
     timeoutMs: REMUX_TIMEOUT_MS,
     signal,
     background: true,
+    children: childProcesses(),
   });
   if (signal.aborted) throw new Error('the static rendition build was stopped');
   if (result.exitCode !== 0) throw new Error(`ffmpeg remux failed (${result.signal ?? result.exitCode}): ${result.stderr.trim().slice(-500)}`);
@@ -134,7 +137,7 @@ export const buildStaticRendition = async ({ renditionId, signal, log }: { rendi
       if (videoPath && source.kind === 'video') await writeVideoTrack({ assetId: asset.id, plan, rung: source.rung, output: videoPath, signal: cancel });
       if (audioPath) await writeAudioTrack({ assetId: asset.id, plan, output: audioPath });
       await remux({ videoPath, audioPath, outputPath: temp, signal: cancel });
-      const probe = await probeMedia({ ffprobePath: getEnv().ffprobePath, inputPath: temp, signal: cancel, timeoutMs: PROBE_TIMEOUT_MS });
+      const probe = await probeMedia({ ffprobePath: getEnv().ffprobePath, inputPath: temp, signal: cancel, timeoutMs: PROBE_TIMEOUT_MS, children: childProcesses() });
       const { size } = await stat(temp);
       await rename(temp, target);
       const video = primaryVideo(probe);

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors/api-error';
 import { notifyJobEnqueued } from '../../jobs/signals';
 import { staticRenditionProblems } from '../../schemas/asset-settings';
 import type { StaticRenditionRecord, StaticResolution } from '../../schemas/static-rendition';
-import { findAssetOrThrow } from '../assets/asset-record';
+import { findAssetOrThrow } from '../records/asset-record';
 import { insertStaticRenditions, queueStaticRenditionBuilds } from './insert-static-renditions';
 
 // POST /video/v1/assets/{id}/static-renditions. Accepted before the asset is ready too: the file

@@ -1,7 +1,7 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
 import { staticRenditionSelect } from '../../schemas/static-rendition';
-import { findAssetOrThrow } from '../assets/asset-record';
+import { findAssetOrThrow } from '../records/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { removeStaticRenditionFiles } from './remove-static-rendition-files';
 import { staticRenditionEvent } from './static-rendition-events';

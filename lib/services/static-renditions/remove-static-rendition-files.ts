@@ -1,7 +1,7 @@
 import { getLogger } from '../../log';
 import { getEnv } from '../../env';
 import { staticRenditionPath } from '../../storage/asset-files';
-import { tellOtherNodes } from '../cluster/node-events';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
 import { unshareFile } from '../storage/shared-storage';
 import { removeLocalStaticRenditionFiles } from './remove-local-static-rendition-files';
 

@@ -2,7 +2,7 @@ import { getDb } from '../../db/client';
 import type { Prisma } from '../../db/generated/client';
 import { assetJson } from '../master/master-links';
 import { serializeStaticRenditions, staticRenditionSelect } from '../../schemas/static-rendition';
-import { assetInclude } from '../assets/asset-record';
+import { assetInclude } from '../records/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { staticRenditionEvent } from './static-rendition-events';
 

@@ -4,7 +4,7 @@ import { notifyJobEnqueued } from '../../jobs/signals';
 import type { AssetRecord } from '../../schemas/asset';
 import { assetJson } from '../master/master-links';
 import { staticRenditionName, type Mp4Support } from '../../schemas/static-rendition';
-import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
+import { assetInclude, findAssetOrThrow } from '../records/asset-record';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { insertStaticRenditions, legacySpecs, queueStaticRenditionBuilds } from './insert-static-renditions';
 import { removeStaticRenditionFiles } from './remove-static-rendition-files';

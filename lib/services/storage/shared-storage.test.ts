@@ -31,6 +31,7 @@ import { uploadUrl } from '../uploads/upload-record';
 import { checkSharedStorage } from './check-shared-storage';
 import { copyFromBucket, fetchFromBucket, sharedStore, whenAssetTransfersSettled } from './shared-storage';
 import { startS3Node, type S3Node } from './test-support/s3-node';
+import { childProcesses } from '../processes/child-processes';
 
 // Keyframe with S3 storage (a real Swift + s3api): what one node encoded is served by a node that
 // has none of the asset's files, from the bucket and without encoding it again; deleting the asset
@@ -152,7 +153,7 @@ describe('S3 storage across nodes', () => {
     if (!node) return context.skip('Swift is not available here');
     const scratch = await mkdtemp(path.join(os.tmpdir(), 'keyframe-watermark-'));
     const image = path.join(scratch, 'mark.png');
-    await runProcess({ command: 'ffmpeg', args: ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=64x32', '-frames:v', '1', image] });
+    await runProcess({ command: 'ffmpeg', args: ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=64x32', '-frames:v', '1', image], children: childProcesses() });
     const server = http.createServer((_request, response) => response.end(readFileSync(image)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

@@ -2,10 +2,11 @@ import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
+import { lazyParts } from '../../runtime/lazy-parts';
+import { nodeRuntime } from '../../runtime/node-runtime';
 import { assetIdOfObjectKey, assetObjectPrefix, isStoredFile, objectKeyOf } from '../../storage/asset-files';
 import { createObjectStore } from '../../storage/create-object-store';
 import type { ObjectStore, S3ObjectStore } from '../../storage/object-store';
-import { processSingleton } from '../../utils/process-singleton';
 import { SingleFlight } from '../../utils/single-flight';
 
 // Keeps this node's files (DATA_DIR) and the bucket in step when storage is S3. Code keeps working
@@ -15,7 +16,48 @@ import { SingleFlight } from '../../utils/single-flight';
 // With the local-disk driver DATA_DIR is the storage and every helper here is a no-op that answers
 // without awaiting anything.
 
-export const objectStore = (): ObjectStore => processSingleton('object-store', () => createObjectStore(getEnv()));
+type SharedStorage = {
+  objectStore: ObjectStore;
+  /** Downloads from the bucket in progress, by file. */
+  fetches: SingleFlight<boolean>;
+  /**
+   * Uploads and downloads not finished yet, per asset: deleting an asset waits for them, so no
+   * upload lands in the bucket after its objects were removed and no download on disk after its
+   * folder was.
+   */
+  pendingTransfers: Map<string, Set<Promise<unknown>>>;
+  /** Assets deleted by this node recently: what their late encodes publish is not uploaded. */
+  deletedAssets: LRUCache<string, true>;
+  /** Keys this node uploaded or downloaded: known to be in the bucket without asking it. */
+  knownInBucket: LRUCache<string, true>;
+  /** Completion markers the bucket did not have a moment ago (see isMarkerStored). */
+  markerMisses: LRUCache<string, true>;
+};
+
+declare module '../../runtime/node-runtime' {
+  interface NodeRuntime {
+    sharedStorage: SharedStorage;
+  }
+}
+
+// Markers (a rendition is complete) are asked for on every playlist until they exist; a miss in
+// the bucket is believed for this long before the bucket is asked again.
+const MARKER_MISS_TTL_MS = 5_000;
+
+// Each piece is made on first use: the object store when a file is first stored or looked for.
+export const createSharedStorage = (): SharedStorage =>
+  lazyParts<SharedStorage>({
+    objectStore: () => createObjectStore(getEnv()),
+    fetches: () => new SingleFlight<boolean>(),
+    pendingTransfers: () => new Map<string, Set<Promise<unknown>>>(),
+    deletedAssets: () => new LRUCache<string, true>({ max: 100_000, ttl: 60 * 60_000 }),
+    knownInBucket: () => new LRUCache<string, true>({ max: 200_000 }),
+    markerMisses: () => new LRUCache<string, true>({ max: 50_000, ttl: MARKER_MISS_TTL_MS }),
+  });
+
+const state = (): SharedStorage => nodeRuntime().sharedStorage;
+
+export const objectStore = (): ObjectStore => state().objectStore;
 
 /** The bucket when storage is S3; null when DATA_DIR is the storage. */
 export const sharedStore = (): S3ObjectStore | null => {
@@ -38,17 +80,10 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 const contentTypeOf = (filePath: string): string => CONTENT_TYPES[path.extname(filePath)] ?? 'application/octet-stream';
 
-const fetches = () => processSingleton('shared-storage-fetches', () => new SingleFlight<boolean>());
-
-// Uploads and downloads not finished yet, per asset: deleting an asset waits for them, so no
-// upload lands in the bucket after its objects were removed and no download on disk after its
-// folder was.
-const pendingTransfers = () => processSingleton('shared-storage-transfers', () => new Map<string, Set<Promise<unknown>>>());
-// Assets deleted by this node recently: what their late encodes publish is not uploaded.
-const deletedAssets = () => processSingleton('shared-storage-deleted', () => new LRUCache<string, true>({ max: 100_000, ttl: 60 * 60_000 }));
-
-// Keys this node uploaded or downloaded: known to be in the bucket without asking it.
-const knownInBucket = () => processSingleton('shared-storage-known', () => new LRUCache<string, true>({ max: 200_000 }));
+const fetches = () => state().fetches;
+const pendingTransfers = () => state().pendingTransfers;
+const deletedAssets = () => state().deletedAssets;
+const knownInBucket = () => state().knownInBucket;
 
 const trackTransfer = <T>(assetId: string, transfer: Promise<T>): Promise<T> => {
   const pending = pendingTransfers();
@@ -99,10 +134,7 @@ export const isStoredHereOrShared = async (filePath: string): Promise<boolean> =
   return store !== null && fetchFromBucket(store, filePath);
 };
 
-// Markers (a rendition is complete) are asked for on every playlist until they exist; a miss in
-// the bucket is believed for this long before the bucket is asked again.
-const MARKER_MISS_TTL_MS = 5_000;
-const markerMisses = () => processSingleton('shared-marker-misses', () => new LRUCache<string, true>({ max: 50_000, ttl: MARKER_MISS_TTL_MS }));
+const markerMisses = () => state().markerMisses;
 
 /** isStoredHereOrShared for files asked for repeatedly before they exist (completion markers). */
 export const isMarkerStored = async (filePath: string): Promise<boolean> => {

@@ -9,7 +9,7 @@ import { publishFile } from '../../storage/atomic-file';
 import { audioTrackSourcePath, removeAssetFiles, textTrackFilePath, trackDirectory } from '../../storage/asset-files';
 import { captionsRecognizer } from '../captions/captions-recognizer';
 import { transcribeCaptions } from '../captions/transcribe-captions';
-import { sourceInput } from '../ingest/source-input';
+import { sourceInput } from '../inputs/source-input';
 import { isStoredHereOrShared, shareFile } from '../storage/shared-storage';
 import { removeTrackFiles } from './manage-tracks';
 import { settleTrackErrored, settleTrackReady } from './settle-track';

@@ -13,9 +13,10 @@ import {
   type TrackRecord,
   type UpdateTrackBody,
 } from '../../schemas/track';
-import { audioRenditionName, objectKeyOf, renditionDirectory, trackDirectory } from '../../storage/asset-files';
-import { assetInclude, findAssetOrThrow } from '../assets/asset-record';
-import { validateInputUrl } from '../assets/validate-input-url';
+import { audioRenditionName } from '../../media/names';
+import { objectKeyOf, renditionDirectory, trackDirectory } from '../../storage/asset-files';
+import { assetInclude, findAssetOrThrow } from '../records/asset-record';
+import { validateInputUrl } from '../inputs/validate-input-url';
 import { deleteSharedPrefix } from '../storage/shared-storage';
 import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { assetJson } from '../master/master-links';

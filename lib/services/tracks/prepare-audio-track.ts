@@ -10,8 +10,9 @@ import { buildAudioDecodeArgs, checkAudioDecode, checkAudioFileProbe } from '../
 import { isMediaInputError } from '../../media/media-errors';
 import { probeMedia } from '../../media/probe-media';
 import { runProcess } from '../../media/run-process';
+import { childProcesses } from '../processes/child-processes';
 import { audioTrackSourcePath, isStoredFile } from '../../storage/asset-files';
-import { channelLayoutName } from '../ingest/asset-media-fields';
+import { channelLayoutName } from '../inputs/asset-media-fields';
 import { timelineDuration } from '../playback/audio-renditions';
 import { encodeAudioTracks } from '../playback/encode-audio-track';
 import type { PlaybackPlan } from '../playback/playback-plan';
@@ -101,14 +102,14 @@ const fetchAndCheck = async ({
   }
   let probe;
   try {
-    probe = await probeMedia({ ffprobePath: env.ffprobePath, inputPath: file, signal });
+    probe = await probeMedia({ ffprobePath: env.ffprobePath, inputPath: file, signal, children: childProcesses() });
   } catch (error) {
     if (signal.aborted || !isMediaInputError(error)) throw error;
     return { ok: false, type: 'invalid_input', reason: error.message.replace('The input file', 'The audio file') };
   }
   const usable = checkAudioFileProbe(probe);
   if (!usable.ok) return { ok: false, type: 'invalid_input', reason: usable.reason };
-  const decoded = await runProcess({ command: env.ffmpegPath, args: buildAudioDecodeArgs({ inputPath: file, durationSeconds: duration }), signal, timeoutMs: CHECK_TIMEOUT_MS });
+  const decoded = await runProcess({ command: env.ffmpegPath, args: buildAudioDecodeArgs({ inputPath: file, durationSeconds: duration }), signal, timeoutMs: CHECK_TIMEOUT_MS, children: childProcesses() });
   signal.throwIfAborted();
   if (decoded.timedOut) throw new Error(`decoding the audio file timed out after ${CHECK_TIMEOUT_MS} ms`);
   const decodes = checkAudioDecode({ exitCode: decoded.exitCode, stdout: decoded.stdout, stderr: decoded.stderr, inputPath: file });

@@ -1,6 +1,6 @@
 import { forgetAssetPlayback } from '../playback/playback-records';
 import { forgetDeletedAudioTracks } from '../playback/forget-deleted-audio-tracks';
-import { tellOtherNodes } from '../cluster/node-events';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
 
 /**
  * After a track became ready or errored, was renamed or deleted: every node forgets the asset's

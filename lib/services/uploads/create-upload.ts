@@ -4,7 +4,7 @@ import { ApiError } from '../../errors/api-error';
 import { normalizeAssetSettings } from '../../schemas/asset-settings';
 import { echoedAssetSettings, UPLOAD_TIMEOUT_DEFAULT_SECONDS, type CreateUploadBody } from '../../schemas/upload';
 import { generateId } from '../../utils/ids';
-import { validateInputs } from '../assets/validate-input-url';
+import { validateInputs } from '../inputs/validate-input-url';
 import { recordUploadEvent, type StoredUpload } from './upload-record';
 
 // POST /video/v1/uploads: a `waiting` upload whose URL accepts the file until `timeout` passes.

@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../errors/api-error';
 import { notifyWebhookRecorded } from '../webhooks/webhook-signals';
 
 // "Resend" from the dashboard: the delivery goes back to `pending`, due now, and the dispatcher
-// (lib/jobs/webhook-dispatcher.ts) is woken to send it. Its attempts so far are kept, so the
+// (lib/worker/webhook-dispatcher.ts) is woken to send it. Its attempts so far are kept, so the
 // dashboard still shows the history; if the new attempt fails, the usual retry schedule (bounded
 // by 24 h after the event) decides whether another one follows.
 export const resendWebhookDelivery = async ({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) => {

@@ -1,4 +1,4 @@
-import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../setup/swift-s3.mjs';
+import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../../harness/swift-s3.mjs';
 import type { S3StoreOptions } from '../s3-store';
 
 // The S3 the tests trust: Swift + s3api (verifies SigV4 signatures). A machine where it cannot be

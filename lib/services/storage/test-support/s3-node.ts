@@ -8,7 +8,7 @@ import { getDb } from '../../../db/client';
 import { migrateDatabase } from '../../../db/migrate-database';
 import { getEnv } from '../../../env';
 import { aac, ffmpeg, FFMPEG, x264 } from '../../../media/test-support/media-fixtures';
-import type { RunningSwiftS3 } from '../../../setup/swift-s3.mjs';
+import type { RunningSwiftS3 } from '../../../../harness/swift-s3.mjs';
 import { startTestSwift } from '../../../storage/test-support/swift-fixture';
 import { sharedStore } from '../shared-storage';
 
