@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
+import type { DatabaseConfig } from './db/database-config';
 import { DEFAULT_POCKETSPHINX_MODEL_DIR } from './media/captions/pocketsphinx-model';
 
 // The only module that reads process.env. Everything else receives configuration from here, so a
@@ -126,12 +127,6 @@ const rawEnvSchema = z.object({
 });
 
 // `label` names the database in logs without its password.
-export type DatabaseConfig =
-  | { provider: 'sqlite'; filePath: string; label: string }
-  // `url` without Prisma's `schema` parameter (which libpq does not know); `schema` is where the
-  // tables live (search_path), `public` unless the URL says otherwise.
-  | { provider: 'postgresql'; url: string; schema: string; label: string };
-
 /**
  * What a node runs. `all`: everything in one process (the default). `http`: the playback host and
  * the Next.js app. `worker`: jobs, webhook deliveries and maintenance, with only a health endpoint.

@@ -1,5 +1,4 @@
 import pino, { type Logger } from 'pino';
-import { getEnv } from './env';
 import { nodeRuntime } from './runtime/node-runtime';
 
 declare module './runtime/node-runtime' {
@@ -9,6 +8,6 @@ declare module './runtime/node-runtime' {
 }
 
 // Logs go to stderr so that CLI commands can keep stdout for their (JSON) output.
-export const createLogger = (): Logger => pino({ level: getEnv().logLevel, base: { app: 'keyframe' } }, pino.destination(2));
+export const createLogger = (level: string): Logger => pino({ level, base: { app: 'keyframe' } }, pino.destination(2));
 
 export const getLogger = (): Logger => nodeRuntime().log;

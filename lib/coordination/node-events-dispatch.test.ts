@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { NodeEvent, NodeEventHandlers } from './node-events';
+import type { NodeEvent, NodeEventHandlers } from './node-event';
 import { nodeEventDispatcher } from './node-events-dispatch';
 
 describe('nodeEventDispatcher', () => {

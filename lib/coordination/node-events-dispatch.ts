@@ -1,4 +1,4 @@
-import type { NodeEvent, NodeEventHandlers } from './node-events';
+import type { NodeEvent, NodeEventHandlers } from './node-event';
 
 type AnyHandler = (event: NodeEvent) => Promise<void> | void;
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { startNodeEventBus, type NodeEvent, type NodeEventBus } from './node-events';
+import type { NodeEvent, NodeEventBus } from './node-event';
+import { startNodeEventBus } from './node-events';
 import { createTestRedis, isTestRedisReachable, type TestRedis } from './test-redis';
 
 const reachable = await isTestRedisReachable();

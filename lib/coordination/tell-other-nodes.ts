@@ -1,8 +1,8 @@
 import { getLogger } from '../log';
 import { nodeRuntime } from '../runtime/node-runtime';
-import type { NodeEvent, NodeEventBus } from './node-events';
+import type { NodeEvent, NodeEventBus } from './node-event';
 
-// What a service imports to announce a change (see node-events.ts): nothing but the running bus,
+// What a service imports to announce a change (see node-event.ts): nothing but the running bus,
 // which the server entry starts and sets here (lib/server/start-node-events.ts). A CLI command, a
 // test and a node without Redis have none, and tell nobody.
 

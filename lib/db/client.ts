@@ -1,19 +1,16 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { getEnv, type DatabaseConfig } from '../env';
+import type { DatabaseConfig } from './database-config';
 import { nodeRuntime } from '../runtime/node-runtime';
 import { PrismaClient } from './generated/client';
 import { PrismaClient as PostgresPrismaClient } from './generated-pg/client';
-import type { SameModels } from './same-models';
 
 // Callers are typed by the SQLite client. The PostgreSQL client is generated from the same models
 // (prisma/postgres/schema.prisma is derived from prisma/schema.prisma), but TypeScript cannot
 // relate the two client classes (their transaction options and aggregate types differ per
-// provider), so it is asserted to be a Db in one place, below, after this compile-time check that
-// both expose the same models with the same row types.
+// provider), so it is asserted to be a Db in one place, below, after the compile-time check in
+// same-models.ts that both expose the same models with the same row types.
 export type Db = PrismaClient;
-const postgresClientHasTheSameModels: SameModels<PrismaClient, PostgresPrismaClient> = true;
-void postgresClientHasTheSameModels;
 
 export type DatabaseProvider = DatabaseConfig['provider'];
 
@@ -58,7 +55,5 @@ const createClient = (database: DatabaseConfig): Db => {
   const adapter = new PrismaBetterSqlite3({ url: database.filePath, timeout: 15_000 });
   return new PrismaClient({ adapter });
 };
-
-export const createDefaultDb = (): Db => createDb(getEnv().database);
 
 export const getDb = (): Db => nodeRuntime().db;

@@ -1,4 +1,4 @@
-import type { DatabaseConfig } from '../env';
+import type { DatabaseConfig } from './database-config';
 import { applySqliteMigrations, type MigrationResult } from './migrate';
 import { applyPostgresMigrations } from './migrate-postgres';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import type { DatabaseConfig } from '../env';
+import type { DatabaseConfig } from './database-config';
 import { createDb, type Db } from './client';
 import { migrateDatabase } from './migrate-database';
 

@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../coordination/node-events';
+import type { NodeEventHandlers } from '../coordination/node-event';
 import { cancelAssetWork } from './signals';
 
 // A deleted asset's encodes and ingest stop wherever they run.

@@ -3,7 +3,8 @@ import { createVerifiedTokens } from '../auth/verify-access-token';
 import { createDecoyPasswordHash } from '../auth/verify-user-password';
 import { createPlaybackWorkerCaches } from '../coordination/playback-worker-caches';
 import { createSharedRedis } from '../coordination/redis-client';
-import { createDefaultDb } from '../db/client';
+import { createDb } from '../db/client';
+import { getEnv } from '../env';
 import { createRateLimits } from '../http/rate-limit';
 import { createRtmpServerSlot } from '../ingest/rtmp/rtmp-server';
 import { createAssetWork } from '../jobs/signals';
@@ -34,8 +35,8 @@ import { createSignalEmitters } from '../utils/process-signal';
 // every declared part is made here.
 export const createNodeRuntime = (): NodeRuntime =>
   lazyParts<NodeRuntime>({
-    log: createLogger,
-    db: createDefaultDb,
+    log: () => createLogger(getEnv().logLevel),
+    db: () => createDb(getEnv().database),
     serverState: createServerState,
     nodeEvents: () => ({ bus: null }),
     signals: createSignalEmitters,

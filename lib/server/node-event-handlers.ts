@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../coordination/node-events';
+import type { NodeEventHandlers } from '../coordination/node-event';
 import { jobsOnNodeEvent } from '../jobs/on-node-event';
 import { liveOnNodeEvent } from '../services/live/on-node-event';
 import { playbackRestrictionsOnNodeEvent } from '../services/playback-restrictions/on-node-event';

@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../../coordination/node-events';
+import type { NodeEventHandlers } from '../../coordination/node-event';
 import { stopLocalBroadcast } from './broadcast-control';
 
 // The API ended a broadcast on another node: the node holding its publisher stops it.

@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../../coordination/node-events';
+import type { NodeEventHandlers } from '../../coordination/node-event';
 import { forgetRestrictionRules } from './restriction-rules-cache';
 
 // A restriction's new rules apply on every node from the next request.

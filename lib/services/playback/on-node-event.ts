@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../../coordination/node-events';
+import type { NodeEventHandlers } from '../../coordination/node-event';
 import { getEnv } from '../../env';
 import { assetDirectory } from '../../storage/asset-files';
 import { forgetDeletedAudioTracks } from './forget-deleted-audio-tracks';

@@ -7,7 +7,7 @@ import { getEnv } from '../../env';
 import { ApiError, invalidId, notFound } from '../../errors/api-error';
 import { isWellFormedId } from '../../utils/ids';
 import { findRestrictionRules } from '../playback-restrictions/find-restriction-rules';
-import { findSigningPublicKey } from '../signing-keys/get-signing-key';
+import { findSigningPublicKey } from '../signing-keys/find-signing-public-key';
 import type { PlaybackPlan } from './playback-plan';
 import { clipRangeOf } from './instant-clips';
 import { findPlaybackRecord, peekPlaybackRecord, type PlaybackTrack } from './playback-records';

@@ -1,7 +1,7 @@
 import { verifyPlaybackToken } from '../../auth/playback-token';
 import { getEnv } from '../../env';
 import { parsePlayerParams } from '../../schemas/player-params';
-import { findSigningPublicKey } from '../signing-keys/get-signing-key';
+import { findSigningPublicKey } from '../signing-keys/find-signing-public-key';
 import { playerPageUrl } from './embed-code';
 import { findPlayerSource } from './find-player-source';
 import { muxPlayerAttributes } from './player-attributes';

@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../../coordination/node-events';
+import type { NodeEventHandlers } from '../../coordination/node-event';
 import { forgetSigningPublicKey } from './signing-public-keys';
 
 // A deleted key verifies no token on any node from the next request.

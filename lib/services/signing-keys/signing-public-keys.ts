@@ -2,7 +2,7 @@ import { nodeRuntime } from '../../runtime/node-runtime';
 import { LookupCache } from '../../utils/lookup-cache';
 
 // The verifier's copies of signing keys' public halves, read through by findSigningPublicKey
-// (get-signing-key.ts). Kept apart from that lookup so that what drops a copy (deleting the key,
+// (find-signing-public-key.ts). Kept apart from that lookup so that what drops a copy (deleting the key,
 // another node's word that it was deleted) imports this cache and nothing more.
 
 declare module '../../runtime/node-runtime' {

@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../../coordination/node-events';
+import type { NodeEventHandlers } from '../../coordination/node-event';
 import { removeLocalStaticRenditionFiles } from './remove-local-static-rendition-files';
 
 export const staticRenditionsOnNodeEvent: NodeEventHandlers = {

@@ -1,4 +1,4 @@
-import type { NodeEventHandlers } from '../../coordination/node-events';
+import type { NodeEventHandlers } from '../../coordination/node-event';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { removeAssetFiles } from '../../storage/asset-files';
