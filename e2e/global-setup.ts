@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSwiftS3 } from '../lib/setup/swift-s3.mjs';
+import { startSwiftS3 } from '../harness/swift-s3.mjs';
 import { isCluster, publishClusterS3 } from './support/cluster-services';
 import { FIXTURES_DIR_ENV, generateFixtures } from './support/fixtures';
-import { REPO_ROOT, SERVER_BUNDLE } from './support/paths';
+import { REPO_ROOT, SERVER_BUNDLE } from '../harness/paths';
 
 // Runs once per `playwright test`: checks the prerequisites and generates the media fixtures that
 // every worker shares (the directory is passed on through the environment). In cluster mode

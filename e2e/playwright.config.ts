@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { chromiumLaunchOptions } from './support/chromium';
+import { chromiumLaunchOptions } from '../harness/chromium';
 
 // Paths are relative to this file (e2e/). Run with: npx playwright test -c e2e
 export default defineConfig({

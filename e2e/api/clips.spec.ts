@@ -12,7 +12,7 @@ import {
   removeDir,
 } from '../support/clip-media';
 import type { KeyframeServer } from '../support/keyframe-server';
-import { MediaServer } from '../support/media-server';
+import { MediaServer } from '../../harness/media-server';
 import type Mux from '@mux/mux-node';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 

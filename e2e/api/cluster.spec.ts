@@ -7,7 +7,7 @@ import { parseMetrics, total } from '../support/metrics';
 import { loadMultivariant, multivariantUrl } from '../support/playback';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
 import { CHUNK_GRANULE_BYTES, createUpload, getUpload, putChunk, queryReceived, rangeAfter, sha256 } from '../support/uploads';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // What only a scaled-out deployment can get wrong, on the cluster of cluster mode (two app nodes and
 // a worker on PostgreSQL + Redis + one bucket, behind a round-robin nginx: keyframe-cluster.ts).

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { Api, expectApiError, type Json } from '../support/api';
 import { fileSize, type Fixtures } from '../support/fixtures';
 import { assetDirsOf, dataDirsOf, getFreePort, type KeyframeServer } from '../support/keyframe-server';
-import type { MediaServer } from '../support/media-server';
+import type { MediaServer } from '../../harness/media-server';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
 
 // Inputs that cannot become an asset. Problems with the media itself are accepted (201) and end in

@@ -4,7 +4,7 @@ import { Api } from '../support/api';
 import { makeSource, makeTempDir, removeDir } from '../support/clip-media';
 import { httpGet, parseMediaPlaylist, parseMultivariant, type MediaPlaylist } from '../support/hls';
 import type { KeyframeServer } from '../support/keyframe-server';
-import { MediaServer } from '../support/media-server';
+import { MediaServer } from '../../harness/media-server';
 import { decodeCheck } from '../support/media-probe';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 

@@ -2,7 +2,7 @@ import Mux from '@mux/mux-node';
 import { Api, expectApiError, type Json } from '../support/api';
 import { KeyframeCluster, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // The live streams API (mux-api-2.md §6) through @mux/mux-node's `video.liveStreams.*`, with raw
 // HTTP for the refusals. No publisher connects here (the RTMP runtime has its own specs), so

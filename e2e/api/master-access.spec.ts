@@ -5,10 +5,10 @@ import type Mux from '@mux/mux-node';
 import { Api, type Json } from '../support/api';
 import { makeSource, makeTempDir, probeStreams, removeDir } from '../support/clip-media';
 import { assetDirsOf, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
-import { MediaServer } from '../support/media-server';
+import { MediaServer } from '../../harness/media-server';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 import { createUpload, putWholeFile, waitForUploadStatus } from '../support/uploads';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // Master access end to end: the temporary download URL works without credentials (Range, HEAD,
 // `download=`), is an MP4 of the source, and stops working at its expiry (a short TTL here), when

@@ -38,7 +38,7 @@ test.afterEach(async () => {
 
 test('kill -9 while preparing; a new process on the same DATA_DIR finishes the ingest', async ({ media, fixtures }) => {
   // On a cluster the job is BullMQ's: the killed worker's lock must run out and the stalled check
-  // see it before the restarted worker takes the job over (README, Scaling out: at most ~45 s).
+  // see it before the restarted worker takes the job over (docs/scaling-out.md: at most ~45 s).
   const recoveryMs = isCluster() ? 90_000 : 45_000;
   if (isCluster()) test.setTimeout(recoveryMs + 60_000);
   const first = await startKeyframe({ label: 'restart-kill9' });

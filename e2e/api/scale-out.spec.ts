@@ -9,9 +9,9 @@ import { createE2eDatabase, dropE2eDatabase, type E2eDatabase } from '../support
 import { httpGet, parseMediaPlaylist } from '../support/hls';
 import { isCluster, type KeyframeServer } from '../support/keyframe-server';
 import { loadMultivariant, multivariantUrl } from '../support/playback';
-import { isFfmpeg, scalesToWidth, watchProcesses, type ProcessEntry } from '../support/processes';
+import { isFfmpeg, scalesToWidth, watchProcesses, type ProcessEntry } from '../../harness/processes';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // The scaled-out deployment: app nodes (KEYFRAME_ROLE=http) and worker nodes (KEYFRAME_ROLE=worker)
 // sharing one PostgreSQL database, one Redis and one DATA_DIR (standing in for shared storage).

@@ -4,11 +4,11 @@ import path from 'node:path';
 import type Mux from '@mux/mux-node';
 import { chromium } from '@playwright/test';
 import { Api, type Json } from '../support/api';
-import { chromiumLaunchOptions } from '../support/chromium';
+import { chromiumLaunchOptions } from '../../harness/chromium';
 import { boxesIn, ffprobe } from '../support/media-probe';
 import { assetDirsOf, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
 import { createUpload, sendToUploadUrl, waitForUploadStatus } from '../support/uploads';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
 // MP4/M4A static renditions end to end, through @mux/mux-node: requested on create, by POST, by

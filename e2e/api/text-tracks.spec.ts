@@ -11,7 +11,7 @@ import {
   FRENCH_TRANSCRIPT,
   startSubtitleServer,
 } from '../support/text-tracks';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 import { disposeKeyframe, expect, muxClient, startKeyframe, test } from '../support/test';
 
 // Text tracks end to end over HTTP: subtitle files added on create and through @mux/mux-node's

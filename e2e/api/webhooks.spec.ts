@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { Api, type Json } from '../support/api';
 import { getFreePort, type AccessToken, type KeyframeServer } from '../support/keyframe-server';
-import { CLI_ENTRY, REPO_ROOT, TSX_BIN } from '../support/paths';
+import { CLI_ENTRY, REPO_ROOT, TSX_BIN } from '../../harness/paths';
 import { disposeKeyframe, expect, restartKeyframe, startKeyframe, test } from '../support/test';
-import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
+import { WebhookReceiver, type ReceivedWebhook } from '../../harness/webhook-receiver';
 
 // Signed, durable webhooks against a real server and real receivers on 127.0.0.1: every request
 // is verified with @mux/mux-node's `webhooks.unwrap`, as an integrator's endpoint would.

@@ -3,7 +3,7 @@ import { Api } from '../support/api';
 import { firstVariantUrl, livePlayerState, programDateTimes, startLiveKeyframe, startLivePlayer, waitForPlaylist, type LiveServer } from '../support/live';
 import { publishTestPattern } from '../support/live-publisher';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // A broadcast end to end, through @mux/mux-node: ffmpeg publishes over RTMP, hls.js in Chromium
 // plays the live playlist, the publisher drops and comes back within the reconnect window (same

@@ -2,7 +2,7 @@ import type Mux from '@mux/mux-node';
 import { startLiveKeyframe, waitForPlaylist, type LiveServer } from '../support/live';
 import { publishTestPattern } from '../support/live-publisher';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // Who may publish: only a known, enabled stream key, once at a time, H.264 + AAC. A refused
 // publisher is told so at connect (ffmpeg exits with an error, nothing is recorded).

@@ -1,7 +1,7 @@
 import { startLiveKeyframe, type LiveServer } from '../support/live';
 import { publishTestPattern } from '../support/live-publisher';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // `max_continuous_duration` (at least 60 s, as Mux allows) ends a broadcast that runs longer: the
 // publisher is disconnected, the stream goes idle and the recording is as long as the limit.

@@ -17,10 +17,10 @@ import {
 } from '../support/audio-tracks';
 import { httpGet } from '../support/hls';
 import { assetDirsOf, type KeyframeServer } from '../support/keyframe-server';
-import { MediaServer } from '../support/media-server';
+import { MediaServer } from '../../harness/media-server';
 import { expect, loadMultivariant, multivariantUrl, test } from '../support/playback';
 import { disposeKeyframe, muxClient, startKeyframe } from '../support/test';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // Audio files added to a ready asset through @mux/mux-node (`video.assets.createTrack`), as an
 // integrator adds a dubbed language: each is fetched, checked and aligned to the video (a shorter

@@ -17,7 +17,7 @@ import {
   type PlaybackFixtures,
 } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';
-import type { MediaServer } from '../support/media-server';
+import type { MediaServer } from '../../harness/media-server';
 
 // Segments are encoded independently, so the seams are where JIT packaging goes wrong: audio gaps
 // or overlaps between segments (clicks), audio starting late or early against video, and video

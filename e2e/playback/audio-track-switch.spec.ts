@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { startPlayerPageServer, type PlayerReport } from '../../lib/bench/player-page';
+import { startPlayerPageServer, type PlayerReport } from '../../harness/player-page';
 import { Api, type Json } from '../support/api';
 import { makeThreeLanguageSource } from '../support/audio-tracks';
-import { chromiumLaunchOptions } from '../support/chromium';
+import { chromiumLaunchOptions } from '../../harness/chromium';
 import type { KeyframeServer } from '../support/keyframe-server';
-import { MediaServer } from '../support/media-server';
-import { REPO_ROOT } from '../support/paths';
+import { MediaServer } from '../../harness/media-server';
+import { REPO_ROOT } from '../../harness/paths';
 import { createPlayableAsset, expect, multivariantUrl, test } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 

@@ -12,7 +12,7 @@ import {
   type FetchedAudio,
 } from '../support/audio-tracks';
 import type { KeyframeServer } from '../support/keyframe-server';
-import { MediaServer } from '../support/media-server';
+import { MediaServer } from '../../harness/media-server';
 import { sharedMediaPath } from '../support/paths';
 import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';

@@ -6,17 +6,17 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser } from '@playwright/test';
 import type Mux from '@mux/mux-node';
-import { startPlayerPageServer, type PlayerReport } from '../../lib/bench/player-page';
+import { startPlayerPageServer, type PlayerReport } from '../../harness/player-page';
 import { Api } from '../support/api';
-import { chromiumLaunchOptions } from '../support/chromium';
+import { chromiumLaunchOptions } from '../../harness/chromium';
 import { parseMediaPlaylist, parseMultivariant } from '../support/hls';
 import type { KeyframeServer } from '../support/keyframe-server';
 import { NginxCache, type CacheLogEntry } from '../support/nginx';
-import { REPO_ROOT } from '../support/paths';
+import { REPO_ROOT } from '../../harness/paths';
 import { expect, test } from '../support/playback';
 import { disposeKeyframe, muxClient, startKeyframe } from '../support/test';
 
-// Keyframe behind Debian's nginx as a caching reverse proxy (proxy_cache, configured as the README
+// Keyframe behind Debian's nginx as a caching reverse proxy (proxy_cache, configured as docs/delivery.md
 // recommends: the default cache key, nothing overriding Keyframe's Cache-Control). Segments are
 // stored once and served as HITs with the origin's bytes, Range requests included; expired
 // playlists are revalidated with a 304 instead of downloaded again; signed playback never hands one

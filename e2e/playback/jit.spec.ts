@@ -10,7 +10,7 @@ import { httpGet, parseMediaPlaylist, type MediaPlaylist } from '../support/hls'
 import { assetDirsOf, isCluster, type KeyframeServer } from '../support/keyframe-server';
 import { decodeCheck, probeFrames } from '../support/media-probe';
 import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test, type PlayableAsset } from '../support/playback';
-import { isFfmpeg, scalesToWidth, waitForIdleEncoders, watchProcesses, type ProcessEntry } from '../support/processes';
+import { isFfmpeg, scalesToWidth, waitForIdleEncoders, watchProcesses, type ProcessEntry } from '../../harness/processes';
 import { disposeKeyframe, restartKeyframe, startKeyframe } from '../support/test';
 
 // Just-in-time encoding, observed from the outside: what is on disk (DATA_DIR/assets/<id>/hls),

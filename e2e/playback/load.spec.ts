@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runSimulatedViewer, type ViewerReport } from '../../lib/bench/simulated-viewer';
+import { runSimulatedViewer, type ViewerReport } from '../../harness/simulated-viewer';
 import { Api } from '../support/api';
 import { decodeCheck, probeFrames } from '../support/media-probe';
 import { createPlayableAsset, expect, multivariantUrl, test } from '../support/playback';

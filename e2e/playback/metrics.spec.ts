@@ -48,7 +48,7 @@ test.describe('with METRICS_TOKEN', () => {
       expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
     // Requests the playback workers answered reach the app's counters within about a second
-    // (hits every 50 ms, request tallies every second: see README "Delivery").
+    // (hits every 50 ms, request tallies every second: see docs/delivery.md).
     let after = await scrape(server, bearer);
     let scrapesAfterBefore = 1;
     const delta = (name: string, labels: Record<string, string> = {}) => total(after, name, labels) - total(before, name, labels);

@@ -227,7 +227,7 @@ test('oEmbed: discovered from the page, answers for a pasted link, refuses forei
 });
 
 test('a live stream\'s playback ID plays live in the page', async ({ page }) => {
-  test.skip(isCluster(), 'a broadcast is served only by the node holding its publisher (README, Scaling out): live is not in the cluster run');
+  test.skip(isCluster(), 'a broadcast is served only by the node holding its publisher (docs/live.md, Scaling out): live is not in the cluster run');
   const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, meta: { title: 'Live from the bay' } });
   const playbackId = stream.playback_ids![0]!.id;
   const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key!) });

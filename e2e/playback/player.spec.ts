@@ -1,9 +1,9 @@
 import { chromium, type Browser } from '@playwright/test';
-import { startPlayerPageServer, type PlayerReport } from '../../lib/bench/player-page';
+import { startPlayerPageServer, type PlayerReport } from '../../harness/player-page';
 import { Api } from '../support/api';
-import { chromiumLaunchOptions } from '../support/chromium';
+import { chromiumLaunchOptions } from '../../harness/chromium';
 import type { KeyframeServer } from '../support/keyframe-server';
-import { REPO_ROOT } from '../support/paths';
+import { REPO_ROOT } from '../../harness/paths';
 import { createPlayableAsset, expect, multivariantUrl, test } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 

@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CLUSTER_REDIS_URL, deleteRedisKeys, listKeys, redisUnavailable, uniqueClusterName } from '../support/cluster-services';
-import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../lib/setup/swift-s3.mjs';
+import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../harness/swift-s3.mjs';
 import { Api, type Json } from '../support/api';
 import { audioMedia, decodeFirstChannel, fetchAudioRendition, makeMedia, makeThreeLanguageSource, sineInput, toneFrequency } from '../support/audio-tracks';
 import { httpGet } from '../support/hls';
 import { isCluster, type KeyframeServer } from '../support/keyframe-server';
-import { MediaServer } from '../support/media-server';
+import { MediaServer } from '../../harness/media-server';
 import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 
@@ -18,7 +18,7 @@ import { disposeKeyframe, startKeyframe } from '../support/test';
 // was still uploading of its own encode of the track. That last part needs the nodes to hear of
 // each other's changes, which they do through Redis (as every multi-node deployment must run): with
 // a Redis at 127.0.0.1:6379 the nodes share one; without it, the other node's late uploads are
-// the documented limit (README, Scaling out) and not checked.
+// the documented limit (docs/scaling-out.md) and not checked.
 
 const BUCKET = 'keyframe-e2e-audio-tracks';
 let swift: RunningSwiftS3 | null = null;

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { listKeys } from '../support/cluster-services';
-import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../lib/setup/swift-s3.mjs';
+import { startSwiftS3, SwiftUnavailableError, type RunningSwiftS3 } from '../../harness/swift-s3.mjs';
 import { Api } from '../support/api';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
 import { isCluster, type KeyframeServer } from '../support/keyframe-server';
@@ -101,7 +101,7 @@ test('a segment encoded on one node is served by another from the bucket without
   expect(encodesOf(nodeB!, variant.name, 1)).toBe(0);
   expect(nodeB!.logs()).not.toContain('"msg":"segment encoded"');
 
-  // Without Redis a node does not hear of another's deletion (see README, Scaling out): let node A
+  // Without Redis a node does not hear of another's deletion (see docs/scaling-out.md): let node A
   // finish uploading the audio track it encodes after readiness before deleting through node B.
   await expect.poll(() => bucketKeys(`${prefix}hls/audio/complete.json`), { timeout: 60_000 }).toEqual([`${prefix}hls/audio/complete.json`]);
   expect((await apiB.delete(`/video/v1/assets/${assetId}`)).status).toBe(204);

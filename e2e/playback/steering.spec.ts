@@ -1,10 +1,10 @@
 import { chromium, type Browser } from '@playwright/test';
-import { startPlayerPageServer } from '../../lib/bench/player-page';
+import { startPlayerPageServer } from '../../harness/player-page';
 import { Api } from '../support/api';
-import { chromiumLaunchOptions } from '../support/chromium';
+import { chromiumLaunchOptions } from '../../harness/chromium';
 import { HLS_JS_PATH } from '../support/hls-page';
 import type { KeyframeServer } from '../support/keyframe-server';
-import { REPO_ROOT } from '../support/paths';
+import { REPO_ROOT } from '../../harness/paths';
 import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test } from '../support/playback';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 

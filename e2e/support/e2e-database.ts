@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
+import type { OwnedDatabase } from '../../harness/keyframe-process';
 
 // With E2E_DATABASE_URL=postgres://… (a server and a user allowed to create databases, e.g.
 // postgres://postgres@127.0.0.1:5432/postgres) every Keyframe server the suite starts gets a
@@ -40,4 +41,27 @@ export const dropE2eDatabasesSync = (adminUrl: string, databases: E2eDatabase[])
   const script = `const pg = require('pg'); (async () => { const c = new pg.Client({ connectionString: process.argv[1] }); await c.connect();
     for (const name of process.argv.slice(2)) await c.query('DROP DATABASE IF EXISTS "' + name + '" WITH (FORCE)'); await c.end(); })();`;
   spawnSync(process.execPath, ['-e', script, adminUrl, ...databases.map((database) => database.name)], { stdio: 'ignore', timeout: 10_000 });
+};
+
+// Last-resort cleanup if a worker exits without disposing its servers.
+const ownedDatabases = new Set<E2eDatabase>();
+process.once('exit', () => {
+  if (E2E_DATABASE_URL) dropE2eDatabasesSync(E2E_DATABASE_URL, [...ownedDatabases]);
+});
+
+/** A fresh database on E2E_DATABASE_URL for one server (KeyframeProcess's freshDatabase), or undefined without it. */
+export const freshE2eDatabase = (): (() => Promise<OwnedDatabase>) | undefined => {
+  const adminUrl = E2E_DATABASE_URL;
+  if (!adminUrl) return undefined;
+  return async () => {
+    const database = await createE2eDatabase(adminUrl);
+    ownedDatabases.add(database);
+    return {
+      url: database.url,
+      drop: async () => {
+        await dropE2eDatabase(adminUrl, database);
+        ownedDatabases.delete(database);
+      },
+    };
+  };
 };

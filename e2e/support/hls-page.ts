@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { REPO_ROOT } from './paths';
+import { REPO_ROOT } from '../../harness/paths';
 
 // hls.js playback inside any page a spec controls: inject hls.js, play a multivariant playlist in
 // a muted <video>, and read back how far playback got (position, decoded frames, hls.js errors).

@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort as getFreePort } from '../../harness/free-port.mjs';
+import { KeyframeProcess, type AccessToken, type EnvOverrides, type ExitInfo, type StartOptions } from '../../harness/keyframe-process';
+import { NginxRoundRobin } from './nginx';
 import {
   clusterS3,
   CLUSTER_POSTGRES_ADMIN_URL,
@@ -14,8 +17,6 @@ import {
   type ClusterS3,
 } from './cluster-services';
 import { createE2eDatabase, dropE2eDatabase, dropE2eDatabasesSync, type E2eDatabase } from './e2e-database';
-import { getFreePort, KeyframeProcess, type AccessToken, type EnvOverrides, type ExitInfo, type StartOptions } from './keyframe-process';
-import { NginxRoundRobin } from './nginx';
 
 // The scaled-out deployment standing in for "the server" in cluster mode (E2E_CLUSTER=1): two app
 // nodes (KEYFRAME_ROLE=http) and one worker (KEYFRAME_ROLE=worker), each with a DATA_DIR of its

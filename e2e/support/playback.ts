@@ -9,7 +9,7 @@ import { acquireCpuLock, type CpuLockMode } from './cpu-lock';
 import { httpGet, parseMultivariant, renditionName, type MultivariantPlaylist, type Variant } from './hls';
 import type { KeyframeServer } from './keyframe-server';
 import { writeVideoRotation } from './media-probe';
-import { MediaServer } from './media-server';
+import { MediaServer } from '../../harness/media-server';
 import { SHARED_MEDIA_DIR } from './paths';
 import { test as base } from './test';
 

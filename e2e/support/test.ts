@@ -2,7 +2,7 @@ import { test as base } from '@playwright/test';
 import Mux from '@mux/mux-node';
 import { ensureFixtures, type Fixtures } from './fixtures';
 import { KeyframeServer, type AccessToken } from './keyframe-server';
-import { MediaServer } from './media-server';
+import { MediaServer } from '../../harness/media-server';
 import { SHARED_MEDIA_DIR } from './paths';
 
 export { expect } from '@playwright/test';

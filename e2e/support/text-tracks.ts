@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { MediaServer } from './media-server';
+import { MediaServer } from '../../harness/media-server';
 
 // Subtitle files with known cue times, written by the test and served over HTTP like any input
 // URL, for the text track specs. Cue times fit the segment plan of the fixtures they go with

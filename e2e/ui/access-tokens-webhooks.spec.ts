@@ -1,7 +1,7 @@
 import { createAdmin, screenshot, signIn } from '../support/dashboard';
 import type { KeyframeServer } from '../support/keyframe-server';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
-import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // Access tokens (secret shown once, works against the API, revocation) and webhook endpoints
 // (add one, see its deliveries) from the dashboard.

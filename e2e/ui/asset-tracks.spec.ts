@@ -7,7 +7,7 @@ import { Api, type Json } from '../support/api';
 import { createAdmin, screenshot, signIn } from '../support/dashboard';
 import type { Fixtures } from '../support/fixtures';
 import type { KeyframeServer } from '../support/keyframe-server';
-import type { MediaServer } from '../support/media-server';
+import type { MediaServer } from '../../harness/media-server';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
 
 // The asset page's tracks panel (every track with its status; add subtitles by URL, generate

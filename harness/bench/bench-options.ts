@@ -1,0 +1,200 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ALL_INPUTS, CLEAN_30, CLEAN_300, LOAD_INPUT, PLAYBACK_INPUTS, SHORT_SECONDS } from './bench-config';
+import type { DeliveryOptions } from './delivery';
+import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './load';
+import type { BenchResults } from './bench-results';
+import { TOPOLOGIES } from './scaled-deployment';
+
+// The command line of `npm run bench`: what to measure and how often.
+
+export const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector'] as const;
+export type OnlyPart = (typeof ONLY)[number];
+
+export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
+
+  --quick        30 s inputs only; no 300 s inputs, cold playback or ffmpeg baseline (for iteration)
+  --only time-to-ready
+                 time-to-ready of every input (clean and camera-like, 30 s and 300 s, moov first and last;
+                 the clean 30 s one also with 3 audio streams, to report what the extra tracks add)
+  --only segments
+                 cold and warm time to last byte of segment 0 of every rung, on fresh clean 30 s assets
+  --only delivery
+                 cached delivery side by side with nginx (and plain node): a segment, a media playlist
+                 and the multivariant playlist under the same wrk load (about 3 min)
+  --only cold-playback
+                 hls.js in Chromium plays 60 s of a fresh asset: the clean and the camera-like 300 s input
+  --only upload-throughput
+                 the direct-upload section: a generated ~1.09 GB file uploaded as one PUT and as
+                 32 MiB chunks, MB/s and the server's peak RSS (a few minutes)
+  --only load    just-in-time encoding under load (about 10 min): 10 assets created at once and
+                 50 simulated viewers on them the moment they are ready, the same viewers once every
+                 rung is cached, then 100 creates at once
+  --only static-renditions
+                 request → ready of highest.mp4 for a fresh clean 300 s 1080p asset: cold (no segment
+                 encoded yet) and again once its segments are cached (a few minutes)
+  --only captions
+                 auto-generated captions: CPU seconds and wall-clock time per audio second of the
+                 server's pipeline (WAV extraction + PocketSphinx + cues) on festival speech and on
+                 friday.mp4 from the shared media, with their word error rates (about a minute)
+  --only live    live streaming on a server with RTMP ingest (about 15 min): glass-to-glass latency
+                 and stalls of hls.js (default configuration) in Chromium for 60 s per latency mode,
+                 publisher connect → playable playlist, CPU per 720p30 and 1080p30 stream side by side
+                 with plain ffmpeg writing the same ladder, and how many concurrent streams hold real time
+  --only collector
+                 the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
+                 malformed, from 200 client addresses; answers, latency, every view written, server RSS
+  --captions-runs N
+                 runs per captions input (default 3)
+  --skip-baseline
+                 full run without the ffmpeg baseline (it takes minutes)
+  --runs N       time-to-ready runs per input (default 3)
+  --samples N    fresh assets per cold/warm segment sample (default 3)
+  --delivery-rounds N
+                 Keyframe/nginx/node alternations per resource (default 3)
+  --delivery-seconds S
+                 length of one load run (default 5)
+  --delivery-connections C
+                 keep-alive connections of the load generator (default 32)
+  --playback-runs N
+                 cold playbacks per input (default 3)
+  --upload-runs N
+                 1 GiB uploads per method (default 3; 1 with --quick)
+  --load-assets N, --load-viewers-per-asset N, --load-seconds S, --load-creates N
+                 the load phase's scale (default 10 assets, 5 viewers each, 60 s, 100 creates)
+  --wait-idle M  before each phase, wait up to M minutes until other work leaves the CPU quiet
+                 (3 consecutive 1 s samples under 20 % busy); default 0 (just record the load)
+  --scaled       also run time-to-ready and the cold/warm segments (whichever this run measures) on
+                 Keyframe configured for scaling out: PostgreSQL (127.0.0.1:5432, a database of its
+                 own), Redis (127.0.0.1:6379, a key prefix of its own) and S3 (an OpenStack Swift the
+                 benchmark starts), after the embedded default; reports the medians side by side with
+                 scaled ÷ embedded. Skipped, saying why, when PostgreSQL or Redis does not answer or
+                 Swift cannot start. E.g. npm run bench -- --only time-to-ready --quick --scaled
+  --scaled-topologies LIST
+                 comma-separated: all (one process, KEYFRAME_ROLE=all) and/or http+worker (an app
+                 node and a worker node); default all,http+worker
+  --out DIR      write results.json and results.md there instead of bench/
+  --ingest-timings
+                 run the server with LOG_LEVEL=info (instead of warn) and record its per-step
+                 ingest timings (download, probe, decode check) with each time-to-ready sample
+  --help         show this help`;
+
+const positiveInt = (value: string | undefined, fallback: number, name: string): number => {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer (got "${value}")`);
+  return parsed;
+};
+
+/** The options of this run, or 'help' for --help. */
+export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
+  const { values } = parseArgs({
+    args,
+    options: {
+      quick: { type: 'boolean', default: false },
+      'skip-baseline': { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'upload-runs': { type: 'string' },
+      'playback-runs': { type: 'string' },
+      'delivery-rounds': { type: 'string' },
+      'delivery-seconds': { type: 'string' },
+      'delivery-connections': { type: 'string' },
+      runs: { type: 'string' },
+      'captions-runs': { type: 'string' },
+      samples: { type: 'string' },
+      'ingest-timings': { type: 'boolean', default: false },
+      'wait-idle': { type: 'string' },
+      'load-assets': { type: 'string' },
+      'load-viewers-per-asset': { type: 'string' },
+      'load-seconds': { type: 'string' },
+      'load-creates': { type: 'string' },
+      out: { type: 'string' },
+      scaled: { type: 'boolean', default: false },
+      'scaled-topologies': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const quick = values.quick ?? false;
+  const onlyValue = values.only;
+  if (onlyValue !== undefined && !(ONLY as readonly string[]).includes(onlyValue)) {
+    throw new Error(`--only takes ${ONLY.join(', ')} (got "${onlyValue}")`);
+  }
+  const only = onlyValue as OnlyPart | undefined;
+  const runsPart = (part: OnlyPart) => only === undefined || only === part;
+  const mode: BenchResults['mode'] = only ?? (quick ? 'quick' : 'full');
+  const uploadRuns = positiveInt(values['upload-runs'], quick ? 1 : 3, 'upload-runs');
+  const outDir = path.resolve(values.out ?? defaultOutDir);
+  const skipBaseline = quick || only !== undefined || (values['skip-baseline'] ?? false);
+  const runs = positiveInt(values.runs, 3, 'runs');
+  const samples = positiveInt(values.samples, 3, 'samples');
+  const captionsRuns = positiveInt(values['captions-runs'], 3, 'captions-runs');
+  const playbackRuns = positiveInt(values['playback-runs'], 3, 'playback-runs');
+  const deliveryOptions: DeliveryOptions = {
+    rounds: positiveInt(values['delivery-rounds'], 3, 'delivery-rounds'),
+    seconds: positiveInt(values['delivery-seconds'], 5, 'delivery-seconds'),
+    connections: positiveInt(values['delivery-connections'], 32, 'delivery-connections'),
+    threads: 1,
+    warmupSeconds: 1,
+  };
+  const loadOptions: LoadOptions = {
+    assets: positiveInt(values['load-assets'], DEFAULT_LOAD_OPTIONS.assets, 'load-assets'),
+    viewersPerAsset: positiveInt(values['load-viewers-per-asset'], DEFAULT_LOAD_OPTIONS.viewersPerAsset, 'load-viewers-per-asset'),
+    wallSeconds: positiveInt(values['load-seconds'], DEFAULT_LOAD_OPTIONS.wallSeconds, 'load-seconds'),
+    burstCreates: positiveInt(values['load-creates'], DEFAULT_LOAD_OPTIONS.burstCreates, 'load-creates'),
+  };
+  const scaledRequested = values.scaled ?? false;
+  const topologies = (values['scaled-topologies'] ?? 'all,http+worker').split(',').map((name) => name.trim());
+  const unknownTopology = topologies.find((name) => !(TOPOLOGIES as readonly string[]).includes(name));
+  if (unknownTopology !== undefined || topologies.length === 0) throw new Error(`--scaled-topologies takes ${TOPOLOGIES.join(', ')} (got "${values['scaled-topologies']}")`);
+  const waitIdleMinutes = values['wait-idle'] === undefined ? 0 : Number(values['wait-idle']);
+  if (!Number.isFinite(waitIdleMinutes) || waitIdleMinutes < 0) throw new Error('--wait-idle takes a number of minutes');
+
+  // Which parts run. --quick: the 30 s inputs' time-to-ready, segments, delivery and uploads.
+  const doReady = runsPart('time-to-ready');
+  const doSegments = only === undefined || only === 'segments';
+  const doDelivery = runsPart('delivery');
+  const doUploads = runsPart('upload-throughput');
+  const doPlayback = only === 'cold-playback' || (only === undefined && !quick);
+  const doLoad = only === 'load' || (only === undefined && !quick);
+  const doStatic = only === 'static-renditions' || (only === undefined && !quick);
+  const doCaptions = only === 'captions' || (only === undefined && !quick);
+  const doLive = only === 'live' || (only === undefined && !quick);
+  const doCollector = only === 'collector' || (only === undefined && !quick);
+  const mainServer = doReady || doSegments || doDelivery || doStatic;
+  const doScaled = scaledRequested && (doReady || doSegments);
+  const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
+  const neededSpecs = [
+    ...readySpecs,
+    ...(doSegments || doDelivery ? [CLEAN_30] : []),
+    ...(doPlayback ? PLAYBACK_INPUTS : []),
+    ...(doLoad ? [LOAD_INPUT] : []),
+    ...(doStatic ? [CLEAN_300] : []),
+    ...(!skipBaseline ? [CLEAN_300] : []),
+  ];
+  const specs = ALL_INPUTS.filter((spec) => neededSpecs.includes(spec));
+  return {
+    quick,
+    only,
+    mode,
+    uploadRuns,
+    outDir,
+    skipBaseline,
+    runs,
+    samples,
+    captionsRuns,
+    playbackRuns,
+    deliveryOptions,
+    loadOptions,
+    scaledRequested,
+    topologies,
+    waitIdleMinutes,
+    ingestTimings: values['ingest-timings'] ?? false,
+    parts: { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, mainServer, doScaled },
+    readySpecs,
+    specs,
+  };
+};
+
+export type BenchOptions = Exclude<ReturnType<typeof parseBenchOptions>, 'help'>;
+export type BenchParts = BenchOptions['parts'];

@@ -1,0 +1,55 @@
+import { basicAuth, HttpStatusError, request } from '../http';
+import type { AccessToken } from './bench-server';
+import { ffmpegDescendants } from '../processes';
+import { sleep } from '../stats';
+
+// The live streams the benchmark publishes to: created through the API like an integrator would,
+// without new_asset_settings (no recording, so no on-demand ingest competes for the CPU after a
+// broadcast) and with reconnect_window 0 (a broadcast ends the moment its publisher stops).
+
+export type LatencyMode = 'standard' | 'reduced' | 'low';
+
+export type BenchLiveStream = {
+  id: string;
+  /** Secret: goes into the publisher's URL only, never into logs or results. */
+  streamKey: string;
+  playbackId: string;
+  latencyMode: LatencyMode;
+};
+
+type CreateResponse = { data?: { id?: string; stream_key?: string; playback_ids?: Array<{ id?: string }> } };
+
+export const createLiveStream = async (baseUrl: string, token: AccessToken, latencyMode: LatencyMode): Promise<BenchLiveStream> => {
+  const url = `${baseUrl}/video/v1/live-streams`;
+  const response = await request({
+    url,
+    method: 'POST',
+    headers: { authorization: basicAuth(token.id, token.secret), 'content-type': 'application/json' },
+    body: JSON.stringify({ playback_policies: ['public'], latency_mode: latencyMode, reconnect_window: 0 }),
+  });
+  const text = response.body.toString('utf8');
+  if (response.status !== 201) throw new HttpStatusError(response.status, url, text.slice(0, 300));
+  const data = (JSON.parse(text) as CreateResponse).data;
+  const playbackId = data?.playback_ids?.[0]?.id;
+  if (!data?.id || !data.stream_key || !playbackId) throw new Error(`POST ${url} returned no id, stream key or playback ID`);
+  return { id: data.id, streamKey: data.stream_key, playbackId, latencyMode };
+};
+
+export const rtmpUrlOf = (rtmpPort: number, stream: BenchLiveStream): string => `rtmp://127.0.0.1:${rtmpPort}/app/${stream.streamKey}`;
+
+export const multivariantUrlOf = (baseUrl: string, stream: BenchLiveStream): string => `${baseUrl}/${stream.playbackId}.m3u8`;
+
+/** Text safe to report: every stream key replaced. */
+export const redactKeys = (text: string, streams: readonly BenchLiveStream[]): string =>
+  streams.reduce((redacted, stream) => redacted.split(stream.streamKey).join('<stream key>'), text);
+
+/** Waits until the server has no ffmpeg child left (the last broadcast's packager has flushed and gone). */
+export const waitForNoPackagers = async (serverPid: number | undefined, timeoutMs = 20_000): Promise<boolean> => {
+  if (serverPid === undefined) return true;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (ffmpegDescendants(serverPid).length === 0) return true;
+    await sleep(200);
+  }
+  return false;
+};

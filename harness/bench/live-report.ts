@@ -1,0 +1,164 @@
+import type { LiveResult } from './live';
+import { formatMs, formatRatio, median, round } from '../stats';
+
+// The live streaming section of bench/results.md.
+
+const cell = (value: string | number | null | undefined) => (value === null || value === undefined ? 'n/a' : String(value));
+const table = (header: string[], rows: Array<Array<string | number | null | undefined>>): string =>
+  [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- ').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
+const seconds = (value: number | null | undefined, digits = 2) => (value === null || value === undefined ? 'n/a' : `${round(value, digits)} s`);
+const perSecond = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${round(value, 3)}`);
+const check = (pass: boolean | null) => (pass === null ? '' : pass ? ' ✅' : ' ❌');
+
+export const renderLive = (value: LiveResult): string[] => {
+  const { options } = value;
+  const parts: string[] = [];
+  const inputs = value.inputs
+    .map((input) => {
+      const video = input.properties?.video;
+      return `${input.label}: ${video?.width}x${video?.height} H.264 ${video?.profile ?? ''} ${video?.bitrateKbps ? `${round(video.bitrateKbps / 1000, 2)} Mb/s` : ''}, keyframe every ${video?.keyframeIntervalSeconds ?? '?'} s, ${video?.bFrames ?? '?'} B-frames in the first ${video?.framesInspected ?? '?'} frames, AAC 128 kb/s`;
+    })
+    .join('; ');
+  parts.push(
+    `One fresh server (RTMP ingest on a free port, ${value.server.playbackWorkers} playback workers, LIVE_MAX_STREAMS raised to ${value.server.env.LIVE_MAX_STREAMS} for the concurrency steps, ` +
+      `x264 preset ${value.server.env.LIVE_X264_PRESET}). Publishers: \`ffmpeg -re -stream_loop -1 -i <file> -c copy -f flv rtmp://127.0.0.1:<port>/app/<key>\` — a pre-encoded ` +
+      `testsrc2 + 440 Hz file looped in real time without encoding (${inputs}). testsrc2 is flat colours and sharp edges: the bit rates are realistic, the pictures ` +
+      'much easier to encode than camera footage, so the encoded rungs cost less here than they would with a camera. ' +
+      `Live streams are created through the API without new_asset_settings (no recording, so no on-demand ingest after each broadcast) and with reconnect_window 0. ` +
+      `The idle server (app + playback workers, after the latency runs, no broadcast and no request) used ${perSecond(value.server.idleCpuPerSecond)} CPU-s/s: the floor under every server figure below.`,
+  );
+
+  parts.push('### Latency, stalls and time to a playable playlist (720p30)');
+  parts.push(
+    table(
+      [
+        'Mode', 'Segment / part', 'Glass-to-glass median', 'p95', 'Target', `At ${options.settleSeconds} s`, 'Against the publisher\'s clock', 'hls.latency median', 'hls.js target latency',
+        'Player clock', 'Machine busy (other work)', `Stalls in ${options.playbackSeconds} s`, 'Startup', 'Connect → multivariant 200', 'Connect → playable (runs)', 'Target', 'Media 0 sent → playable',
+      ],
+      value.modes.map((mode) => {
+        const playback = mode.playback;
+        const latencyPass = playback?.medianLatencySeconds === null || playback?.medianLatencySeconds === undefined ? null : playback.medianLatencySeconds <= mode.latencyTargetSeconds;
+        const playablePass = mode.medianPlayableMs === null ? null : mode.medianPlayableMs <= mode.playableTargetMs;
+        return [
+          mode.mode,
+          `${mode.segmentSeconds} s${mode.partSeconds ? ` / ${mode.partSeconds} s parts` : ''}`,
+          playback ? `**${seconds(playback.medianLatencySeconds)}**${check(latencyPass)}` : `failed: ${mode.playbackError ?? '?'}`,
+          seconds(playback?.p95LatencySeconds),
+          `≤ ${mode.latencyTargetSeconds} s`,
+          seconds(playback?.firstLatencySeconds),
+          seconds(mode.publisherClockLatencySeconds),
+          seconds(playback?.medianHlsLatencySeconds),
+          seconds(playback?.targetLatencySeconds),
+          playback?.playbackRate === null || playback?.playbackRate === undefined ? 'n/a' : `${playback.playbackRate}×`,
+          mode.playbackMachine ? `${mode.playbackMachine.busyPercent ?? 'n/a'} % (${mode.playbackMachine.otherWorkPercent ?? 'n/a'} %)` : 'n/a',
+          playback ? `**${playback.stalls}**${check(playback.stalls === 0)}` : 'n/a',
+          formatMs(playback?.startupMs),
+          formatMs(mode.medianMultivariantMs),
+          `**${formatMs(mode.medianPlayableMs)}**${check(playablePass)} (${mode.playable.map((sample) => formatMs(sample.playableMs)).join(', ')})`,
+          `≤ ${formatMs(mode.playableTargetMs)}`,
+          formatMs(median(mode.playable.map((sample) => sample.fromMediaStartMs).filter((value): value is number => value !== null))),
+        ];
+      }),
+    ),
+  );
+  const pdts = value.modes.flatMap((mode) => mode.programDateTime.map((check) => ({ mode: mode.mode, ...check })));
+  const errors = pdts.map((entry) => entry.errorMs).filter((entry): entry is number => entry !== null);
+  parts.push(
+    `Glass-to-glass = Date.now() − hls.playingDate (the EXT-X-PROGRAM-DATE-TIME of the frame on screen, which the server sets to when the frame reached the ingest), ` +
+      `sampled once a second from ${options.settleSeconds} s to ${options.playbackSeconds} s after the first frame, by a viewer joining ${options.joinAfterSeconds} s after the publisher started ` +
+      '(a broadcast already running: hls.js starts three target durations behind the edge only once the playlist is that long, and one joining earlier stays as far behind as the broadcast was old); ' +
+      `hls.js ${value.hlsJsVersion} with its default configuration ` +
+      '(lowLatencyMode on) in the system Chromium, muted, from a page on its own origin. hls.latency is hls.js\'s distance to the live edge of the playlist, which cannot see ' +
+      'the packaging delay. "Against the publisher\'s clock" adds the played publish\'s program-date-time error (below) to the median: the latency with exact dates. ' +
+      '"Player clock" is media seconds played per wall second over the samples: below 1 the player drifts away from the live edge (hls.js\'s default ' +
+      'maxLiveSyncPlaybackRate of 1 never speeds up to catch up), so latency grows through the minute. A stall is a `waiting` event after the first `playing`. ' +
+      'Connect → playable: from spawning the publisher to the multivariant playlist answering 200 and its first media playlist listing a segment (polled every 50 ms); ' +
+      `the first run of each mode is the one played, ${options.playableSamples - 1} more per mode only time this. "Media 0 sent → playable" starts the clock when the ` +
+      'publisher, done starting and connecting, sent its first media (from its -progress reports) instead.',
+  );
+  if (pdts.length > 0) {
+    parts.push(
+      `**Program date times checked against the publisher's clock** (first segment of each publish, ${pdts.length} publishes): the date − when that frame was sent ` +
+        `(the publisher's media-time origin from its -progress reports + the frame's media time read from the segment) was ` +
+        `${errors.length > 0 ? `${Math.min(...errors)} to ${Math.max(...errors)} ms` : 'n/a'}; ` +
+        `dates were ${Math.min(...pdts.map((entry) => entry.pdtMinusSpawnMs))}–${Math.max(...pdts.map((entry) => entry.pdtMinusSpawnMs))} ms after the publisher's spawn, ` +
+        `its media 0 went out ${pdts.map((entry) => entry.originMinusSpawnMs).filter((entry) => entry !== null).join('/')} ms after spawn, and the first frame packaged was at media time ` +
+        `${[...new Set(pdts.map((entry) => entry.firstFrameMediaSeconds))].join(', ')} s. A positive error makes the measured latency that much shorter than the truth.`,
+    );
+  }
+  const hlsErrors = value.modes.filter((mode) => (mode.playback?.errors.length ?? 0) > 0);
+  if (hlsErrors.length > 0) {
+    parts.push(`hls.js errors (non-fatal unless marked): ${hlsErrors.map((mode) => `${mode.mode}: ${mode.playback?.errors.join(', ')}`).join('; ')}.`);
+  }
+
+  parts.push('### CPU per stream, side by side with plain ffmpeg');
+  const cpuRows = value.cpu.map((entry) => {
+    if (entry.status !== 'ok') return [entry.input, entry.status === 'error' ? `failed: ${entry.error}` : `skipped: ${entry.reason}`];
+    const cpu = entry.value;
+    return [
+      cpu.input,
+      cpu.rungs.join(' + '),
+      perSecond(cpu.keyframe.packagerCpuPerSecond),
+      perSecond(cpu.keyframe.serverCpuPerSecond),
+      `**${perSecond(cpu.keyframe.totalCpuPerSecond)}**`,
+      `**${perSecond(cpu.peer.totalCpuPerSecond)}**`,
+      `**${formatRatio(cpu.totalVsPeer)}**`,
+      formatRatio(cpu.packagerVsPeer),
+      formatRatio(cpu.aboveIdleVsPeer),
+      `${cpu.keyframe.minListedRate ?? 'n/a'}× / ${cpu.peer.minListedRate ?? 'n/a'}×`,
+      `${formatMs(cpu.keyframe.playableMs)} / ${formatMs(cpu.peer.playableMs)}`,
+      `${perSecond(cpu.keyframe.publisherCpuPerSecond)} / ${perSecond(cpu.peer.publisherCpuPerSecond)}`,
+    ];
+  });
+  parts.push(
+    table(
+      ['Input', 'Ladder', 'Keyframe packager ffmpeg', 'Keyframe server (node)', 'Keyframe total', 'Plain ffmpeg (peer)', 'Total ÷ peer', 'Packager ÷ peer', 'Total above the idle server ÷ peer', 'Slowest variant listed (Keyframe / peer)', 'Spawn → playable (Keyframe / peer)', 'Publisher (Keyframe / peer)'],
+      cpuRows,
+    ),
+  );
+  const firstCpu = value.cpu.find((entry) => entry.status === 'ok');
+  parts.push(
+    `CPU seconds per wall-clock second (1 = one core) from /proc/<pid>/stat over the last ${options.cpuWindowSeconds} s of a ${options.cpuRunSeconds} s publish (standard latency), ` +
+      'one stream at a time. Keyframe = its packager ffmpeg (the server\'s child reading rtmp://127.0.0.1…) + the server\'s node processes (RTMP ingest, fMP4 splitting, ' +
+      'segment writes, playlists; one poller read each variant playlist once a second, as one viewer would). The peer is what a user would run instead: one ffmpeg that is ' +
+      'itself the RTMP endpoint (`-listen 1`) and writes the same ladder (source copied, the same encoded rungs with the same x264 settings, audio copied into each variant) ' +
+      `as fMP4 HLS with 2 s segments; run right after Keyframe on the same kind of publisher. "Listed" = media seconds listed per wall second (≥ ${options.minRate}: kept up).` +
+      (firstCpu?.status === 'ok' ? ` Peer command: \`${firstCpu.value.peerArgs}\`.` : ''),
+  );
+
+  parts.push('### Concurrent streams in real time');
+  for (const entry of value.concurrency) {
+    if (entry.status !== 'ok') {
+      parts.push(`${entry.input}: ${entry.status === 'error' ? `**failed:** ${entry.error}` : `_skipped: ${entry.reason}_`}`);
+      continue;
+    }
+    const result = entry.value;
+    parts.push(`**${result.input}: ${result.heldUpTo} stream(s) held** (stopped: ${result.stoppedBecause}).`);
+    parts.push(
+      table(
+        ['Streams', 'Holds', 'Slowest listed rate (fitted)', 'Slowest new EXTINF ÷ wall', 'Slowest publisher', 'Packagers CPU-s/s', 'Server CPU-s/s', 'Machine busy', 'of which other work', 'Why not'],
+        result.steps.map((step) => [
+          step.streams,
+          step.holds ? '✅' : '❌',
+          step.minListedRate === null ? 'n/a' : `${step.minListedRate}×`,
+          step.minNewExtinfPerSecond === null ? 'n/a' : `${step.minNewExtinfPerSecond}×`,
+          step.minPublisherRate === null ? 'n/a' : `${step.minPublisherRate}×`,
+          perSecond(step.packagerCpuPerSecond),
+          perSecond(step.serverCpuPerSecond),
+          step.machineBusyPercent === null ? 'n/a' : `${step.machineBusyPercent} %`,
+          step.otherWorkPercent === null ? 'n/a' : `${step.otherWorkPercent} %`,
+          step.reasons.join('; '),
+        ]),
+      ),
+    );
+  }
+  parts.push(
+    `N publishers start at once (standard latency); each step lasts ${options.stepSeconds} s and is judged on its last ${options.stepWindowSeconds} s. Every variant playlist of every ` +
+      'stream is read every 500 ms; a segment\'s media end (the running sum of EXTINF) against when it was first listed gives, by least squares, the media seconds listed per ' +
+      `wall second (the playlist's growth, without the ±1 segment a two-point difference has); a step holds when every variant of every stream grows at ≥ ${options.minRate}×, ` +
+      'every publisher could send at that rate (from its -progress reports), and the server logged no packager failure and no RTMP reader falling behind. "New EXTINF ÷ wall" ' +
+      'is the plain sum of the EXTINF of the segments first listed in the window ÷ its length (it moves by one segment, 2 s / 30 s, with the polling phase). The packager\'s ' +
+      'own speed is not exposed by the server (Broadcast.lastSpeed is kept in memory only), so playlist growth is the measure. Machine busy is of both cores (100 % = 2 cores).',
+  );
+  return parts;
+};
