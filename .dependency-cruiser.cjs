@@ -48,8 +48,8 @@ module.exports = {
     {
       name: 'libraries-hold-no-runtime-state',
       severity: 'error',
-      comment: 'lib/media and lib/ingest receive what they need as arguments: no runtime, no env, no database.',
-      from: { path: '^lib/(media|ingest)/' },
+      comment: 'The libraries (media, ingest, analytics, schemas, utils) receive what they need as arguments: no runtime, no env, no database.',
+      from: { path: '^lib/(media|ingest|analytics|schemas|utils)/' },
       to: { path: ['^lib/runtime/', '^lib/env\\.ts$', '^lib/db/', '^lib/log\\.ts$', '^lib/(services|http|jobs|worker|server|coordination)/'] },
     },
     {

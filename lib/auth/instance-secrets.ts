@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Db } from '../db/client';
 import { settleInstanceSetting } from '../db/instance-settings';
 import { nodeRuntime } from '../runtime/node-runtime';
+import { entryOf } from '../utils/map-entry';
 
 // Keys this installation needs but nobody should have to configure: generated on first use and
 // kept in DATA_DIR/secrets.json (mode 0600), so `npm start` works with no environment at all and
@@ -85,15 +86,8 @@ declare module '../runtime/node-runtime' {
 
 export const createInstanceSecretsCache = (): Map<string, { secrets: InstanceSecrets }> => new Map();
 
-const cachedSecrets = (dataDir: string): { secrets: InstanceSecrets } => {
-  const cache = nodeRuntime().instanceSecrets;
-  let cached = cache.get(dataDir);
-  if (!cached) {
-    cached = { secrets: loadInstanceSecrets(dataDir) };
-    cache.set(dataDir, cached);
-  }
-  return cached;
-};
+const cachedSecrets = (dataDir: string): { secrets: InstanceSecrets } =>
+  entryOf(nodeRuntime().instanceSecrets, dataDir, () => ({ secrets: loadInstanceSecrets(dataDir) }));
 
 export const instanceSecrets = (dataDir: string): InstanceSecrets => cachedSecrets(dataDir).secrets;
 

@@ -1,4 +1,5 @@
 import { nodeRuntime } from '../runtime/node-runtime';
+import { emptySlot, type Slot } from '../utils/slot';
 
 // The playback workers in front of this process (lib/server/playback-workers.ts) answer public
 // playlists from their own memory. Whatever makes such an answer wrong (a deleted asset or playback
@@ -13,18 +14,19 @@ type Forgetter = (what: PlaybackWorkerForget) => Promise<void>;
 
 declare module '../runtime/node-runtime' {
   interface NodeRuntime {
-    playbackWorkerCaches: { forgetter: Forgetter | null };
+    /** How to tell this process's playback workers, registered by the server when it has some. */
+    playbackWorkerForgetter: Slot<Forgetter>;
   }
 }
 
-export const createPlaybackWorkerCaches = (): { forgetter: Forgetter | null } => ({ forgetter: null });
+export const createPlaybackWorkerForgetterSlot = (): Slot<Forgetter> => emptySlot();
 
-const state = () => nodeRuntime().playbackWorkerCaches;
+const slot = () => nodeRuntime().playbackWorkerForgetter;
 
 export const registerPlaybackWorkerForgetter = (forgetter: Forgetter | null): void => {
-  state().forgetter = forgetter;
+  slot().current = forgetter;
 };
 
 export const forgetAtPlaybackWorkers = async (what: PlaybackWorkerForget): Promise<void> => {
-  await state().forgetter?.(what);
+  await slot().current?.(what);
 };

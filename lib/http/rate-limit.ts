@@ -3,6 +3,7 @@ import { takeRedisToken } from '../coordination/redis-token-bucket';
 import { getEnv } from '../env';
 import { getLogger } from '../log';
 import { nodeRuntime } from '../runtime/node-runtime';
+import { entryOf } from '../utils/map-entry';
 import { takeToken, type Bucket, type Rate, type RateLimitDecision } from '../utils/token-bucket';
 
 // Rate limits by name and key. One process keeps its buckets in memory, which is exact for it;
@@ -17,15 +18,7 @@ declare module '../runtime/node-runtime' {
 
 export const createRateLimits = (): Map<string, Map<string, Bucket>> => new Map();
 
-export const rateLimitBuckets = (name: string): Map<string, Bucket> => {
-  const limits = nodeRuntime().rateLimits;
-  let buckets = limits.get(name);
-  if (!buckets) {
-    buckets = new Map();
-    limits.set(name, buckets);
-  }
-  return buckets;
-};
+export const rateLimitBuckets = (name: string): Map<string, Bucket> => entryOf(nodeRuntime().rateLimits, name, () => new Map<string, Bucket>());
 
 // A rate limit is not worth an outage: when Redis does not answer in time the request is let
 // through, and the lapse is logged.

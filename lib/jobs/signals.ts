@@ -1,5 +1,5 @@
 import { nodeRuntime } from '../runtime/node-runtime';
-import { processSignal } from '../utils/process-signal';
+import { processSignal } from '../coordination/process-signal';
 
 // Process-wide signals between request handlers and the in-process worker: "a job was enqueued"
 // (so the worker need not wait for its next poll) and "stop work on this asset" (deletion).

@@ -1,7 +1,7 @@
 import { createInstanceSecretsCache } from '../auth/instance-secrets';
 import { createVerifiedTokens } from '../auth/verify-access-token';
 import { createDecoyPasswordHash } from '../auth/verify-user-password';
-import { createPlaybackWorkerCaches } from '../coordination/playback-worker-caches';
+import { createPlaybackWorkerForgetterSlot } from '../coordination/playback-worker-caches';
 import { createSharedRedis } from '../coordination/redis-client';
 import { createDb } from '../db/client';
 import { getEnv } from '../env';
@@ -28,7 +28,7 @@ import { createChildProcesses } from '../services/processes/child-processes';
 import { createSigningPublicKeys } from '../services/signing-keys/signing-public-keys';
 import { createSharedStorage } from '../services/storage/shared-storage';
 import { createUploadLock } from '../services/uploads/upload-lock';
-import { createSignalEmitters } from '../utils/process-signal';
+import { createSignalEmitters } from '../coordination/process-signal';
 
 // What one Keyframe node holds in memory, part by part (see lib/runtime/node-runtime.ts). Each part
 // is made on first use; its type is declared by the module that owns it. The compiler checks that
@@ -50,7 +50,7 @@ export const createNodeRuntime = (): NodeRuntime =>
     metrics: createMetricSet,
     redis: createSharedRedis,
     rateLimits: createRateLimits,
-    playbackWorkerCaches: createPlaybackWorkerCaches,
+    playbackWorkerForgetter: createPlaybackWorkerForgetterSlot,
     instanceSecrets: createInstanceSecretsCache,
     verifiedTokens: createVerifiedTokens,
     decoyPasswordHash: createDecoyPasswordHash,

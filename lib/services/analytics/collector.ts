@@ -4,6 +4,7 @@ import type { Beacon, BeaconEvent } from '../../analytics/beacon-schema';
 import type { ViewerAgent } from '../../analytics/user-agent';
 import { ApiError } from '../../errors/api-error';
 import { nodeRuntime } from '../../runtime/node-runtime';
+import { emptySlot, type Slot } from '../../utils/slot';
 import { writeViews, type PendingBeacon, type StoredState, type ViewWrite } from './view-store';
 
 // Takes mux-embed beacons in, answers at once, and writes the views they describe in batches.
@@ -131,11 +132,11 @@ export class Collector {
 declare module '../../runtime/node-runtime' {
   interface NodeRuntime {
     /** Empty until the first beacon or the server's start asks for the collector. */
-    collector: { current: Collector | null };
+    collector: Slot<Collector>;
   }
 }
 
-export const createCollectorSlot = (): { current: Collector | null } => ({ current: null });
+export const createCollectorSlot = (): Slot<Collector> => emptySlot();
 
 /** The node's collector (made on first use, logging to what that first caller gives; the server starts its timer). */
 export const collector = (log: () => Logger): Collector => {

@@ -2,9 +2,8 @@ import { ApiError } from '../../errors/api-error';
 import { buildAnimatedArgs, type AnimatedFormat } from '../../media/images/image-args';
 import { lastFrameTime } from '../../media/images/frame-time';
 import { planAnimatedSize } from '../../media/images/thumbnail-geometry';
-import { ANIMATED_MAX_SIDE, parseAnimatedParams, type ImageParamSource } from '../../schemas/image-params';
-import type { PlaybackAccess } from '../playback/resolve-playback';
-import type { ImageFile } from './image-file';
+import { ANIMATED_MAX_SIDE, parseAnimatedParams } from '../../schemas/image-params';
+import type { ImageFile, ImageRequest } from './image-file';
 import { ensureImageFile, imageFileName } from './image-files';
 import { loadVideoSource, resolveImageTarget, validParams } from './image-target';
 import { runImageFfmpeg } from './run-image-ffmpeg';
@@ -14,18 +13,9 @@ const DEFAULT_WIDTH = 320;
 // GET /{PLAYBACK_ID}/animated.{gif,webp}: [start, end) of the source at `fps`, 320 px wide by
 // default, made by ffmpeg (a palette per clip for GIF, libwebp for WebP). An `end` past the video
 // is cut at its end; a `start` past it is a 400.
-export const getAnimatedImage = async ({
-  playbackId,
-  format,
-  query,
-  access,
-}: {
-  playbackId: string;
-  format: AnimatedFormat;
-  query: ImageParamSource;
-  access: PlaybackAccess;
-}): Promise<ImageFile> => {
-  const target = await resolveImageTarget({ playbackId, access, query });
+export const getAnimatedImage = async (request: ImageRequest<AnimatedFormat>): Promise<ImageFile> => {
+  const { format } = request;
+  const target = await resolveImageTarget(request);
   const params = validParams(parseAnimatedParams(target.params));
   const lastFrame = lastFrameTime(target.video);
   if (params.start > lastFrame) {

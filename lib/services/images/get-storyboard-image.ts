@@ -2,10 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { getLogger } from '../../log';
 import { composeSprite, encodeStill, type StillFormat } from '../../media/images/render-still';
 import type { StoryboardLayout } from '../../media/images/storyboard-layout';
-import type { ImageParamSource } from '../../schemas/image-params';
-import type { PlaybackAccess } from '../playback/resolve-playback';
 import { grabStoryboardTiles } from './grab-frames';
-import type { ImageFile } from './image-file';
+import type { ImageFile, ImageRequest } from './image-file';
 import { ensureImageFile, imageFileName } from './image-files';
 import type { ImageTarget, VideoSource } from './image-target';
 import { resolveStoryboard } from './storyboard-source';
@@ -36,18 +34,9 @@ export const warmStoryboardSprite = (storyboard: Storyboard): void => {
 };
 
 // GET /{PLAYBACK_ID}/storyboard.{jpg,png,webp}: every tile of the layout in one sprite.
-export const getStoryboardImage = async ({
-  playbackId,
-  format,
-  query,
-  access,
-}: {
-  playbackId: string;
-  format: StillFormat;
-  query: ImageParamSource;
-  access: PlaybackAccess;
-}): Promise<ImageFile> => {
-  const storyboard = await resolveStoryboard({ playbackId, query, access });
+export const getStoryboardImage = async (request: ImageRequest<StillFormat>): Promise<ImageFile> => {
+  const { format } = request;
+  const storyboard = await resolveStoryboard(request);
   const master = await ensureMasterSprite(storyboard);
   const { cacheability, readyAt: lastModified } = storyboard.target;
   if (format === MASTER_FORMAT) return { path: master, format, cacheability, lastModified };

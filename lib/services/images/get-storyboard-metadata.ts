@@ -1,9 +1,8 @@
 import { getEnv } from '../../env';
 import { storyboardJson, storyboardVtt } from '../../media/images/storyboard-layout';
-import { parseStoryboardParams, type ImageParamSource } from '../../schemas/image-params';
-import type { PlaybackAccess } from '../playback/resolve-playback';
+import { parseStoryboardParams } from '../../schemas/image-params';
 import { warmStoryboardSprite } from './get-storyboard-image';
-import type { StoryboardText } from './image-file';
+import type { StoryboardText, ImageRequest } from './image-file';
 import { validParams } from './image-target';
 import { resolveStoryboard } from './storyboard-source';
 
@@ -11,18 +10,9 @@ import { resolveStoryboard } from './storyboard-source';
 // it applies. Cheap text made from the layout, so it is not stored. The sprite URL is absolute, on
 // STREAM_URL, in the `format` asked for (jpg by default); for a signed playback ID it carries the
 // same token, which the sprite request needs too (same `s` audience).
-export const getStoryboardMetadata = async ({
-  playbackId,
-  format,
-  query,
-  access,
-}: {
-  playbackId: string;
-  format: StoryboardText['format'];
-  query: ImageParamSource;
-  access: PlaybackAccess;
-}): Promise<StoryboardText> => {
-  const storyboard = await resolveStoryboard({ playbackId, query, access });
+export const getStoryboardMetadata = async (request: ImageRequest<StoryboardText['format']>): Promise<StoryboardText> => {
+  const { format } = request;
+  const storyboard = await resolveStoryboard(request);
   const { target, layout } = storyboard;
   const { format: imageFormat } = validParams(parseStoryboardParams(target.params));
   warmStoryboardSprite(storyboard);

@@ -1,27 +1,17 @@
 import { clampToVideo, frameSeekSeconds } from '../../media/images/frame-time';
 import { renderThumbnail, type StillFormat } from '../../media/images/render-still';
 import { planThumbnail } from '../../media/images/thumbnail-geometry';
-import { parseThumbnailParams, type ImageParamSource } from '../../schemas/image-params';
-import type { PlaybackAccess } from '../playback/resolve-playback';
+import { parseThumbnailParams } from '../../schemas/image-params';
 import { grabFrame } from './grab-frames';
-import type { ImageFile } from './image-file';
+import type { ImageFile, ImageRequest } from './image-file';
 import { ensureImageFile, imageFileName } from './image-files';
 import { loadVideoSource, resolveImageTarget, validParams } from './image-target';
 
 // GET /{PLAYBACK_ID}/thumbnail.{jpg,png,webp}: the frame at `time` (default: the middle; past the
 // end: the last frame) from the source, decoded by ffmpeg and transformed and encoded by sharp.
-export const getThumbnail = async ({
-  playbackId,
-  format,
-  query,
-  access,
-}: {
-  playbackId: string;
-  format: StillFormat;
-  query: ImageParamSource;
-  access: PlaybackAccess;
-}): Promise<ImageFile> => {
-  const target = await resolveImageTarget({ playbackId, access, query });
+export const getThumbnail = async (request: ImageRequest<StillFormat>): Promise<ImageFile> => {
+  const { format } = request;
+  const target = await resolveImageTarget(request);
   const params = validParams(parseThumbnailParams(target.params));
   const time = clampToVideo(params.time ?? target.video.duration / 2, target.video);
   // The fit mode only matters when both sides are given; leaving it out otherwise lets equal images share a file.

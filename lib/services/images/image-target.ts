@@ -4,11 +4,12 @@ import type { MediaProbe } from '../../media/ffprobe';
 import type { Size } from '../../media/images/thumbnail-geometry';
 import { primaryVideo } from '../../media/media-summary';
 import { paramsFromClaims, type ImageParamSource, type Parsed } from '../../schemas/image-params';
-import { resolvePlayback, type Cacheability, type PlaybackAccess } from '../playback/resolve-playback';
+import { resolvePlayback, type Cacheability } from '../playback/resolve-playback';
 import { sourceInput } from '../inputs/source-input';
 import type { OverlayImage } from '../../media/overlay/overlay-filter';
 import { overlayImages } from '../playback/overlay-images';
 import type { PlannedOverlay } from '../playback/playback-plan';
+import type { ImageTargetRequest } from './image-file';
 
 // What every image request starts from: the playback ID resolved with the image audience (status
 // codes, signed tokens and playback restrictions are resolvePlayback's), the parameters (for a
@@ -33,11 +34,7 @@ export const resolveImageTarget = async ({
   playbackId,
   access,
   query,
-}: {
-  playbackId: string;
-  access: PlaybackAccess;
-  query: ImageParamSource;
-}): Promise<ImageTarget> => {
+}: ImageTargetRequest): Promise<ImageTarget> => {
   const { assetId, plan, signed, claims, cacheability, readyAt } = await resolvePlayback({ playbackId, access });
   if (!plan.video) throw new ApiError('not_found', 'This asset has no video track, so it has no thumbnails, animated images or storyboards');
   return {

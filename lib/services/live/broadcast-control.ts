@@ -1,5 +1,6 @@
 import { tellOtherNodes } from '../../coordination/tell-other-nodes';
 import { nodeRuntime } from '../../runtime/node-runtime';
+import { emptySlot, type Slot } from '../../utils/slot';
 
 // How the API ends a broadcast. The broadcast runs on the node holding the publisher's RTMP
 // connection; the live runtime there registers itself here, and the other nodes are told (with
@@ -12,11 +13,11 @@ type BroadcastStopper = (liveStreamId: string, reason: BroadcastStopReason) => P
 
 declare module '../../runtime/node-runtime' {
   interface NodeRuntime {
-    broadcastStopper: { current: BroadcastStopper | null };
+    broadcastStopper: Slot<BroadcastStopper>;
   }
 }
 
-export const createBroadcastStopperSlot = (): { current: BroadcastStopper | null } => ({ current: null });
+export const createBroadcastStopperSlot = (): Slot<BroadcastStopper> => emptySlot();
 
 const stopper = () => nodeRuntime().broadcastStopper;
 

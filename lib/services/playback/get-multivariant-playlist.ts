@@ -10,7 +10,7 @@ import { playbackState } from './playback-state';
 import type { PlaybackTrack } from './playback-records';
 import type { LRUCache } from 'lru-cache';
 import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
-import { requestedClipRange, withClipRange } from './instant-clips';
+import { requestedClipRange, withClipRange, type ClipRangeQuery } from './instant-clips';
 import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY, encodeDemand } from './runtime';
@@ -62,13 +62,10 @@ export const getMultivariantPlaylist = async ({
   assetEndTime,
   defaultSubtitlesLang,
   access,
-}: {
+}: ClipRangeQuery & {
   playbackId: string;
   maxResolution?: string;
   minResolution?: string;
-  // Instant clips (public playback IDs; a token's claims take their place for signed ones).
-  assetStartTime?: string;
-  assetEndTime?: string;
   /** Which subtitles a player shows without being asked (BCP-47; a token's claim for signed IDs). */
   defaultSubtitlesLang?: string;
   access: PlaybackAccess;
@@ -130,7 +127,7 @@ export const storedMultivariantPlaylist = ({
   playbackId,
   maxResolution,
   minResolution,
-}: {
+}: ClipRangeQuery & {
   playbackId: string;
   maxResolution?: string;
   minResolution?: string;

@@ -10,7 +10,7 @@ import { audioRenditionOf, type AudioRendition } from './audio-renditions';
 import type { PlaybackPlan } from './playback-plan';
 import { playbackState } from './playback-state';
 import { peekRendered, renderOnce } from './rendered-playlists';
-import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackTarget, type PlaybackText } from './resolve-playback';
+import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackTarget, type PlaybackText, type RenditionPlaylistRequest } from './resolve-playback';
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
@@ -43,23 +43,11 @@ const audioSegmentDurations = (audio: AudioRendition, actualCount: number | null
 };
 
 // GET /{PLAYBACK_ID}/{rendition}.m3u8
-export const getRenditionPlaylist = async ({
-  playbackId,
-  rendition,
-  assetStartTime,
-  assetEndTime,
-  access,
-}: {
-  playbackId: string;
-  rendition: string;
-  // Instant clips of public playback IDs: from the URL (a multivariant playlist put them there).
-  assetStartTime?: string;
-  assetEndTime?: string;
-  access: PlaybackAccess;
-}): Promise<PlaybackText> => {
-  const target = await resolvePlayback({ playbackId, access });
+export const getRenditionPlaylist = async (request: RenditionPlaylistRequest): Promise<PlaybackText> => {
+  const { rendition } = request;
+  const target = await resolvePlayback(request);
   const { assetId, plan, proof, cacheability, readyAt } = target;
-  const range = requestedClipRange(target, { assetStartTime, assetEndTime });
+  const range = requestedClipRange(target, request);
   const reply = (text: string): PlaybackText => ({ text, cacheability, lastModified: readyAt });
   // Checked before the rendered playlists: a deleted track's may still be kept there.
   if (!isRenditionOf(target, rendition)) throw notFound('Rendition');

@@ -8,13 +8,16 @@ export const clipRangeOf = ({ start, end }: { start: unknown; end: unknown }): C
   return parsed.range;
 };
 
+/** A playlist request's instant-clip query (public playback IDs; a token's claims take their place for signed ones). */
+export type ClipRangeQuery = { assetStartTime?: string; assetEndTime?: string };
+
 /**
  * The clip a playlist request asks for: a signed playback ID's from its token's claims (or the
  * proof made from them, see playback-proof.ts), never the query; a public one's from the query.
  */
 export const requestedClipRange = (
   { signed, claims }: { signed: boolean; claims: Record<string, unknown> },
-  query: { assetStartTime?: string; assetEndTime?: string },
+  query: ClipRangeQuery,
 ): ClipRange | null =>
   clipRangeOf(signed ? { start: claims.asset_start_time, end: claims.asset_end_time } : { start: query.assetStartTime, end: query.assetEndTime });
 

@@ -8,6 +8,7 @@ import { ApiError, invalidId, notFound } from '../../errors/api-error';
 import { isWellFormedId } from '../../utils/ids';
 import { findRestrictionRules } from '../playback-restrictions/find-restriction-rules';
 import { findSigningPublicKey } from '../signing-keys/find-signing-public-key';
+import type { ClipRangeQuery } from './instant-clips';
 import type { PlaybackPlan } from './playback-plan';
 import { clipRangeOf } from './instant-clips';
 import { findPlaybackRecord, peekPlaybackRecord, type PlaybackTrack } from './playback-records';
@@ -35,6 +36,9 @@ export type PlaybackFile = { path: string; cacheability: Cacheability; lastModif
 // `momentary`: the text reflects the encoders' load right now (a ladder cut down to what can be
 // encoded in time), so nothing may keep it.
 export type PlaybackText = { text: string; cacheability: Cacheability; lastModified: Date; momentary?: boolean };
+
+/** A rendition playlist's URL (`/{PLAYBACK_ID}/{rendition}.m3u8`) with its instant-clip query (a multivariant playlist put it there). */
+export type RenditionPlaylistRequest = ClipRangeQuery & { playbackId: string; rendition: string; access: PlaybackAccess };
 
 export type PlaybackTarget = {
   assetId: string;

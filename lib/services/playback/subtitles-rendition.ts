@@ -16,7 +16,7 @@ import type { PlaybackPlan } from './playback-plan';
 import { playbackState } from './playback-state';
 import type { PlaybackTrack } from './playback-records';
 import { renderOnce } from './rendered-playlists';
-import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackTarget, type PlaybackText } from './resolve-playback';
+import { resolvePlayback, withProof, type PlaybackAccess, type PlaybackTarget, type PlaybackText, type RenditionPlaylistRequest } from './resolve-playback';
 
 // A text track as an HLS subtitles rendition: GET /{PLAYBACK_ID}/subtitles-{TRACK_ID}.m3u8 lists
 // WebVTT segments /{PLAYBACK_ID}/subtitles-{TRACK_ID}/{n}.vtt on the same boundaries as the video
@@ -39,23 +39,12 @@ const segmentDurations = (plan: PlaybackPlan): number[] =>
   plan.video ? plan.video.segments.map((segment) => segment.duration) : (plan.audio?.segmentDurations ?? []);
 
 // GET /{PLAYBACK_ID}/subtitles-{TRACK_ID}.m3u8
-export const getSubtitlesPlaylist = async ({
-  playbackId,
-  rendition,
-  assetStartTime,
-  assetEndTime,
-  access,
-}: {
-  playbackId: string;
-  rendition: string;
-  assetStartTime?: string;
-  assetEndTime?: string;
-  access: PlaybackAccess;
-}): Promise<PlaybackText> => {
-  const target = await resolvePlayback({ playbackId, access });
+export const getSubtitlesPlaylist = async (request: RenditionPlaylistRequest): Promise<PlaybackText> => {
+  const { rendition } = request;
+  const target = await resolvePlayback(request);
   const { assetId, plan, proof, cacheability, readyAt } = target;
   const track = textTrackOf(target, rendition);
-  const range = requestedClipRange(target, { assetStartTime, assetEndTime });
+  const range = requestedClipRange(target, request);
   const durations = segmentDurations(plan);
   const { from, to } = range ? segmentsInRange(durations, range) : { from: 0, to: durations.length };
   if (to === from) throw new ApiError('invalid_parameters', 'asset_start_time/asset_end_time: the range is outside the asset');

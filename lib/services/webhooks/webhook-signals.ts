@@ -1,4 +1,4 @@
-import { processSignal } from '../../utils/process-signal';
+import { processSignal } from '../../coordination/process-signal';
 
 // "A webhook delivery was recorded": wakes the dispatcher so it need not wait for its next poll.
 // Recording happens inside transactions, so a listener may look before the commit; the poll

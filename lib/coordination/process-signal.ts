@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { nodeRuntime } from '../runtime/node-runtime';
+import { entryOf } from '../utils/map-entry';
 
 // A process-wide "something happened" signal (e.g. a job was queued) between request handlers and
 // background loops, which Next.js may load as separate module instances: the emitters live in the
@@ -14,15 +15,7 @@ declare module '../runtime/node-runtime' {
 export const createSignalEmitters = (): Map<string, EventEmitter> => new Map();
 
 export const processSignal = (key: string) => {
-  const emitter = () => {
-    const emitters = nodeRuntime().signals;
-    let existing = emitters.get(key);
-    if (!existing) {
-      existing = new EventEmitter();
-      emitters.set(key, existing);
-    }
-    return existing;
-  };
+  const emitter = () => entryOf(nodeRuntime().signals, key, () => new EventEmitter());
   return {
     notify: (): void => {
       emitter().emit('signal');
