@@ -30,6 +30,7 @@ for (const service of SERVICES) {
 // steering under load) does not depend on the node that made it, and is left to the default run.
 const CLUSTER_PLAYBACK_SPECS = [
   'jit',
+  'jit-pressure',
   'images',
   'signed-playback',
   'audio-tracks',
