@@ -4,6 +4,7 @@ import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import type { DatabaseConfig } from './db/database-config';
 import { DEFAULT_POCKETSPHINX_MODEL_DIR } from './media/captions/pocketsphinx-model';
+import { nodeRuntime } from './runtime/node-runtime';
 
 // The only module that reads process.env. Everything else receives configuration from here, so a
 // bad value fails fast with a message naming the variable.
@@ -349,11 +350,11 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
   };
 };
 
-let cachedEnv: Env | undefined;
+declare module './runtime/node-runtime' {
+  interface NodeRuntime {
+    /** process.env, validated: parsed when first asked for, not at import, so `next build` can load route modules without a runtime configuration. */
+    env: Env;
+  }
+}
 
-// Parsed on first use rather than at import, so `next build` can load route modules without a
-// runtime configuration.
-export const getEnv = (): Env => {
-  cachedEnv ??= parseEnv(process.env);
-  return cachedEnv;
-};
+export const getEnv = (): Env => nodeRuntime().env;

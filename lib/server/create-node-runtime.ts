@@ -4,7 +4,7 @@ import { createDecoyPasswordHash } from '../auth/verify-user-password';
 import { createPlaybackWorkerForgetterSlot } from '../coordination/playback-worker-caches';
 import { createSharedRedis } from '../coordination/redis-client';
 import { createDb } from '../db/client';
-import { getEnv } from '../env';
+import { getEnv, parseEnv } from '../env';
 import { createRateLimits } from '../http/rate-limit';
 import { createRtmpServerSlot } from '../ingest/rtmp/rtmp-server';
 import { createAssetWork } from '../jobs/signals';
@@ -35,6 +35,7 @@ import { createSignalEmitters } from '../coordination/process-signal';
 // every declared part is made here.
 export const createNodeRuntime = (): NodeRuntime =>
   lazyParts<NodeRuntime>({
+    env: () => parseEnv(process.env),
     log: () => createLogger(getEnv().logLevel),
     db: () => createDb(getEnv().database),
     serverState: createServerState,
