@@ -1,3 +1,4 @@
+import type { AccessTokenJson, CreatedAccessTokenJson } from '@/lib/schemas/access-token';
 import type { AssetJson } from '@/lib/schemas/asset';
 import type { MaxResolutionTier, PlaybackPolicy, VideoQuality } from '@/lib/schemas/asset-settings';
 import type { EncodeKind, EncodingLoad } from '@/lib/schemas/encoding-load';
@@ -5,10 +6,11 @@ import type { LatencyMode, LiveStreamJson, LiveStreamStatus } from '@/lib/schema
 import type { RenditionJson } from '@/lib/schemas/rendition-status';
 import type { TrackJson } from '@/lib/schemas/track';
 import type { UploadJson } from '@/lib/schemas/upload';
+import type { WebhookDeliveryJson, WebhookEndpointJson } from '@/lib/schemas/webhook-dashboard';
 
 // Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
 
-export type { AssetJson, EncodeKind, LatencyMode, LiveStreamJson, LiveStreamStatus, MaxResolutionTier, PlaybackPolicy, RenditionJson, TrackJson, UploadJson, VideoQuality };
+export type { AccessTokenJson, AssetJson, EncodeKind, LatencyMode, LiveStreamJson, LiveStreamStatus, MaxResolutionTier, PlaybackPolicy, RenditionJson, TrackJson, UploadJson, VideoQuality, WebhookDeliveryJson, WebhookEndpointJson };
 /** One of asset.tracks: the video track, an audio or text track (or an old asset's probed audio). */
 export type AssetTrackJson = NonNullable<AssetJson['tracks']>[number];
 export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';
@@ -19,35 +21,7 @@ export type NewAssetSettings = {
   playback_policies: PlaybackPolicy[];
 };
 
-export type AccessTokenJson = {
-  id: string;
-  name: string;
-  permission: 'read_write' | 'read_only';
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-};
-export type CreatedAccessToken = { id: string; secret: string; name: string; permission: AccessTokenJson['permission'] };
-
-export type WebhookEndpointJson = {
-  id: string;
-  url: string;
-  secret: string;
-  created_at: string;
-  deliveries?: { pending: number; delivered: number; failed: number };
-};
-export type WebhookDeliveryJson = {
-  id: string;
-  event_id: string;
-  event_type: string;
-  object_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  last_attempt: { at: string; response_status: number | null; latency_ms: number; error: string | null } | null;
-};
+export type CreatedAccessToken = CreatedAccessTokenJson;
 
 // GET /api/encoding-load: the server's EncodingLoad snapshot as it is.
 export type EncodingLoadJson = EncodingLoad;

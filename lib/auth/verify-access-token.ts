@@ -1,8 +1,8 @@
 import { getDb } from '../db/client';
 import { nodeRuntime } from '../runtime/node-runtime';
+import { tokenPermission, type TokenPermission } from '../schemas/access-token';
 import { fingerprint, verifySecret } from './secret-hash';
 
-export type TokenPermission = 'read_write' | 'read_only';
 export type AuthenticatedToken = { id: string; name: string; permission: TokenPermission };
 
 // scrypt is deliberately slow, so a verified (id, secret) pair is remembered in memory for a few
@@ -41,5 +41,5 @@ export const verifyAccessToken = async (id: string, secret: string): Promise<Aut
   if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db.accessToken.update({ where: { id }, data: { lastUsedAt: new Date() } });
   }
-  return { id: token.id, name: token.name, permission: token.permission === 'read_only' ? 'read_only' : 'read_write' };
+  return { id: token.id, name: token.name, permission: tokenPermission(token.permission) };
 };

@@ -8,6 +8,8 @@ import { createWebhookEndpoint, InvalidWebhookUrlError } from '../services/webho
 import { deleteWebhookEndpoint } from '../services/webhooks/delete-webhook-endpoint';
 import { listWebhookEndpoints } from '../services/webhooks/list-webhook-endpoints';
 import { isApiError } from '../errors/api-error';
+import { serializeAccessToken } from '../schemas/access-token';
+import { serializeWebhookEndpoint } from '../schemas/webhook-dashboard';
 import { createUser } from '../services/users/create-user';
 import { prepareDatabase } from '../server/prepare-database';
 import { createNodeRuntime } from '../server/create-node-runtime';
@@ -58,13 +60,7 @@ const runWebhooksCommand = async (action: string | undefined, rest: string[], va
   if (action === 'list') {
     const endpoints = await listWebhookEndpoints();
     return {
-      json: endpoints.map((endpoint) => ({
-        id: endpoint.id,
-        url: endpoint.url,
-        secret: endpoint.secret,
-        created_at: endpoint.createdAt.toISOString(),
-        deliveries: endpoint.deliveries,
-      })),
+      json: endpoints.map(serializeWebhookEndpoint),
       text:
         endpoints.length > 0
           ? endpoints
@@ -129,14 +125,7 @@ const runCommand = async (positionals: string[], values: Values): Promise<Output
         `  last used ${token.lastUsedAt?.toISOString() ?? 'never'}${token.revokedAt ? '  REVOKED' : ''}`,
     );
     return {
-      json: tokens.map((token) => ({
-        id: token.id,
-        name: token.name,
-        permission: token.permission,
-        created_at: token.createdAt.toISOString(),
-        last_used_at: token.lastUsedAt?.toISOString() ?? null,
-        revoked_at: token.revokedAt?.toISOString() ?? null,
-      })),
+      json: tokens.map(serializeAccessToken),
       text: lines.length > 0 ? lines.join('\n') : 'No access tokens yet. Create one with: keyframe tokens create --name NAME',
     };
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hashSecret } from '../../auth/secret-hash';
-import type { TokenPermission } from '../../auth/verify-access-token';
+import type { TokenPermission } from '../../schemas/access-token';
 import { getDb } from '../../db/client';
 import { generateId } from '../../utils/ids';
 
