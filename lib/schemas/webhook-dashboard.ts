@@ -14,7 +14,8 @@ export const serializeWebhookEndpoint = (endpoint: { id: string; url: string; se
 
 export type WebhookEndpointJson = ReturnType<typeof serializeWebhookEndpoint>;
 
-type DeliveryRow = {
+/** A delivery with its latest attempt, as lib/services/webhooks-dashboard/list-webhook-deliveries.ts reads it. */
+export type WebhookDeliverySummary = {
   id: string;
   eventId: string;
   eventType: string;
@@ -27,7 +28,7 @@ type DeliveryRow = {
   lastAttempt: { at: Date; responseStatus: number | null; latencyMs: number; error: string | null } | null;
 };
 
-export const serializeWebhookDelivery = (delivery: DeliveryRow) => ({
+export const serializeWebhookDelivery = (delivery: WebhookDeliverySummary) => ({
   id: delivery.id,
   event_id: delivery.eventId,
   event_type: delivery.eventType,

@@ -1,18 +1,6 @@
 import { getDb } from '../../db/client';
 import { notFound } from '../../errors/api-error';
-
-export type WebhookDeliverySummary = {
-  id: string;
-  eventId: string;
-  eventType: string;
-  objectId: string;
-  status: string;
-  attemptCount: number;
-  nextAttemptAt: Date | null;
-  deliveredAt: Date | null;
-  createdAt: Date;
-  lastAttempt: { at: Date; responseStatus: number | null; latencyMs: number; error: string | null } | null;
-};
+import type { WebhookDeliverySummary } from '../../schemas/webhook-dashboard';
 
 // The most recent deliveries to one endpoint with their latest attempt, for the dashboard.
 export const listWebhookDeliveries = async ({
