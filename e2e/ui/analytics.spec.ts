@@ -136,7 +136,11 @@ test('views reported to the collector reach the analytics page and the asset pag
   // The preview player reports its own view to the collector through mux-embed.
   const collectorUrl = `http://localhost:${new URL(keyframe.baseUrl).port}/`;
   const beacon = page.waitForResponse((response) => response.url() === collectorUrl && response.request().method() === 'POST', { timeout: 30_000 });
-  await page.getByTestId('preview-video').evaluate((video: HTMLVideoElement) => video.play());
+  // hls.js attaches its source after the page renders; a play() before that is aborted by the load
+  // (seen on CI: "The play() request was interrupted by a new load request").
+  const preview = page.getByTestId('preview-video');
+  await expect.poll(() => preview.evaluate((video: HTMLVideoElement) => video.readyState), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+  await preview.evaluate((video: HTMLVideoElement) => video.play());
   const beaconResponse = await beacon;
   expect(beaconResponse.status()).toBe(200);
   const sent = JSON.parse(beaconResponse.request().postData() ?? '{}') as { events?: Array<Record<string, unknown>> };
