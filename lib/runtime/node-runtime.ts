@@ -25,11 +25,6 @@ export const installNodeRuntime = <T extends NodeRuntime>(runtime: T): T => {
   return runtime;
 };
 
-/** For tests that want a fresh runtime: the next install starts from nothing. */
-export const uninstallNodeRuntime = (): void => {
-  delete slot[SLOT];
-};
-
 export const hasNodeRuntime = (): boolean => slot[SLOT] !== undefined;
 
 /** This process's runtime. Throws if no entry point installed one. */
