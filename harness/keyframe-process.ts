@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -83,6 +83,8 @@ export class KeyframeProcess {
   readonly startedAt = Date.now();
   private readonly child: ChildProcess;
   private readonly logLines: string[] = [];
+  // KEYFRAME_HARNESS_LOG_DIR: every line also goes to a file there (the tail kept in memory is short).
+  private readonly logCopy: WriteStream | null;
   private exitInfo: ExitInfo | undefined;
   private readonly exitPromise: Promise<ExitInfo>;
   private ownsDataDir: boolean;
@@ -128,6 +130,8 @@ export class KeyframeProcess {
     }
     this.env = env;
 
+    const logDir = process.env.KEYFRAME_HARNESS_LOG_DIR;
+    this.logCopy = logDir ? createWriteStream(path.join(logDir, `${this.label}-${this.port}.log`), { flags: 'a' }) : null;
     this.child = spawnTracked(process.execPath, [...SERVER_NODE_FLAGS, SERVER_BUNDLE], {
       cwd: REPO_ROOT,
       env,
@@ -344,6 +348,7 @@ export class KeyframeProcess {
   // --- internals ---
 
   private pushLog(line: string) {
+    this.logCopy?.write(`${line}\n`);
     this.logLines.push(line);
     if (this.logLines.length > this.profile.maxLogLines) this.logLines.splice(0, this.logLines.length - this.profile.maxLogLines);
   }

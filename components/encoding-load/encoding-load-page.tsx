@@ -71,8 +71,9 @@ function RungCosts({ load }: { load: EncodingLoadJson }) {
         Encode cost per rung
       </h2>
       <p className="text-sm text-zinc-600">
-        Seconds of encoding per second of video on one encoder, measured on this machine (smoothed). At 1× or more a rung
-        cannot keep up with even one viewer.
+        CPU seconds of encoding (decoding the source included) per second of video, measured on this machine
+        (smoothed). One core gives one CPU second per second: at 1 or more a rung cannot keep up with even one viewer on one
+        encoder.
       </p>
       {load.rungCosts.length === 0 ? (
         <p className="text-sm text-zinc-600">No encodes measured since the server started.</p>

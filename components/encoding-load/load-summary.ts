@@ -26,4 +26,4 @@ export const QUEUE_KINDS: Array<{ kind: EncodeKind; label: string; meaning: stri
 ];
 
 export const formatEncodeCost = (secondsPerMediaSecond: number): string =>
-  `${secondsPerMediaSecond.toFixed(secondsPerMediaSecond < 10 ? 2 : 1)}× real time`;
+  `${secondsPerMediaSecond.toFixed(secondsPerMediaSecond < 10 ? 2 : 1)} CPU-s per s`;

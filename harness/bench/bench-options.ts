@@ -2,13 +2,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ALL_INPUTS, CLEAN_30, CLEAN_300, LOAD_INPUT, PLAYBACK_INPUTS, SHORT_SECONDS } from './bench-config';
 import type { DeliveryOptions } from './delivery';
+import { DEFAULT_CAPACITY_OPTIONS, type CapacityOptions } from './capacity';
 import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './load';
 import type { BenchResults } from './bench-results';
 import { TOPOLOGIES } from './scaled-deployment';
 
 // The command line of `npm run bench`: what to measure and how often.
 
-export const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector'] as const;
+export const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector', 'capacity'] as const;
 export type OnlyPart = (typeof ONLY)[number];
 
 export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -44,6 +45,13 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
   --only collector
                  the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
                  malformed, from 200 client addresses; answers, latency, every view written, server RSS
+  --only capacity
+                 the fresh-asset capacity curve (about 15 min): decode and per-rung encode CPU costs on the
+                 idle machine (the physical limit), then for N = 1, 2, 4, 6, 8, 10 a server of its own, N
+                 camera-like assets created at once and 5 viewers on each the moment they are ready
+                 (playback starts on the first segment); the largest N again on cached ladders (control)
+  --capacity-assets LIST, --capacity-viewers-per-asset N, --capacity-seconds S
+                 the capacity curve's scale (default 1,2,4,6,8,10 assets, 5 viewers each, 50 s)
   --captions-runs N
                  runs per captions input (default 3)
   --skip-baseline
@@ -73,6 +81,10 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
   --scaled-topologies LIST
                  comma-separated: all (one process, KEYFRAME_ROLE=all) and/or http+worker (an app
                  node and a worker node); default all,http+worker
+  --server-log-level LEVEL
+                 LOG_LEVEL of the capacity servers (default warn; debug logs every encode with its wait,
+                 run time and slack); with KEYFRAME_HARNESS_LOG_DIR=DIR in the environment every server's
+                 log lines are also written to files there
   --out DIR      write results.json and results.md there instead of bench/
   --ingest-timings
                  run the server with LOG_LEVEL=info (instead of warn) and record its per-step
@@ -108,7 +120,11 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
       'load-viewers-per-asset': { type: 'string' },
       'load-seconds': { type: 'string' },
       'load-creates': { type: 'string' },
+      'capacity-assets': { type: 'string' },
+      'capacity-viewers-per-asset': { type: 'string' },
+      'capacity-seconds': { type: 'string' },
       out: { type: 'string' },
+      'server-log-level': { type: 'string' },
       scaled: { type: 'boolean', default: false },
       'scaled-topologies': { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -143,6 +159,14 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
     wallSeconds: positiveInt(values['load-seconds'], DEFAULT_LOAD_OPTIONS.wallSeconds, 'load-seconds'),
     burstCreates: positiveInt(values['load-creates'], DEFAULT_LOAD_OPTIONS.burstCreates, 'load-creates'),
   };
+  const capacityOptions: CapacityOptions = {
+    assetCounts:
+      values['capacity-assets'] === undefined
+        ? DEFAULT_CAPACITY_OPTIONS.assetCounts
+        : values['capacity-assets'].split(',').map((count) => positiveInt(count.trim(), 1, 'capacity-assets')),
+    viewersPerAsset: positiveInt(values['capacity-viewers-per-asset'], DEFAULT_CAPACITY_OPTIONS.viewersPerAsset, 'capacity-viewers-per-asset'),
+    wallSeconds: positiveInt(values['capacity-seconds'], DEFAULT_CAPACITY_OPTIONS.wallSeconds, 'capacity-seconds'),
+  };
   const scaledRequested = values.scaled ?? false;
   const topologies = (values['scaled-topologies'] ?? 'all,http+worker').split(',').map((name) => name.trim());
   const unknownTopology = topologies.find((name) => !(TOPOLOGIES as readonly string[]).includes(name));
@@ -161,6 +185,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
   const doCaptions = only === 'captions' || (only === undefined && !quick);
   const doLive = only === 'live' || (only === undefined && !quick);
   const doCollector = only === 'collector' || (only === undefined && !quick);
+  const doCapacity = only === 'capacity' || (only === undefined && !quick);
   const mainServer = doReady || doSegments || doDelivery || doStatic;
   const doScaled = scaledRequested && (doReady || doSegments);
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
@@ -168,7 +193,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
     ...readySpecs,
     ...(doSegments || doDelivery ? [CLEAN_30] : []),
     ...(doPlayback ? PLAYBACK_INPUTS : []),
-    ...(doLoad ? [LOAD_INPUT] : []),
+    ...(doLoad || doCapacity ? [LOAD_INPUT] : []),
     ...(doStatic ? [CLEAN_300] : []),
     ...(!skipBaseline ? [CLEAN_300] : []),
   ];
@@ -186,11 +211,13 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
     playbackRuns,
     deliveryOptions,
     loadOptions,
+    capacityOptions,
     scaledRequested,
     topologies,
     waitIdleMinutes,
     ingestTimings: values['ingest-timings'] ?? false,
-    parts: { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, mainServer, doScaled },
+    serverLogLevel: values['server-log-level'],
+    parts: { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, doCapacity, mainServer, doScaled },
     readySpecs,
     specs,
   };

@@ -5,6 +5,7 @@ import type { DeliveryOptions, DeliveryResult } from './delivery';
 import type { IdleMemory } from './idle-memory';
 import type { CollectorOptions, CollectorResult } from './collector';
 import type { LiveOptions, LiveResult } from './live';
+import type { CapacityOptions, CapacityResult } from './capacity';
 import type { LoadOptions, LoadResult } from './load';
 import type { BenchInput } from './inputs';
 import type { LoadSnapshot, MachineInfo, PhaseCpu } from './machine';
@@ -32,7 +33,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions' | 'live' | 'collector';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions' | 'live' | 'collector' | 'capacity';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -49,6 +50,7 @@ export type BenchResults = {
     uploadThroughput: { runsPerMethod: number };
     coldPlayback: { runs: number; seconds: number; inputs: string[] };
     underLoad: LoadOptions & { input: string };
+    capacity: CapacityOptions & { input: string };
     dbPollMs: number;
     scaled: { requested: boolean; topologies: string[] };
     captions: { runsPerInput: number };
@@ -71,6 +73,8 @@ export type BenchResults = {
   staticRenditions: PhaseOutcome<StaticRenditionsResult>;
   /** Simulated viewers on fresh and on cached assets, and a burst of creates, on a server of its own. */
   underLoad: PhaseOutcome<LoadResult>;
+  /** The fresh-asset capacity curve: N fresh assets × 5 viewers for N up to past the physical limit, measured in the same run. */
+  capacity: PhaseOutcome<CapacityResult>;
   /** `--scaled`: time-to-ready and segments again on PostgreSQL + Redis + S3, next to the embedded default's. */
   scaled: PhaseOutcome<ScaledResult>;
   /** Caption generation (WAV extraction + speech recognition + cues): CPU and wall-clock seconds per audio second. */

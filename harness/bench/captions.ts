@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { buildCaptionCues } from '../../lib/media/captions/caption-cues';
@@ -8,6 +7,7 @@ import { pocketsphinxRecognizer } from '../../lib/services/captions/pocketsphinx
 import { extractSpeechAudio } from '../../lib/services/captions/speech-audio';
 import { recognitionTimeoutMs } from '../../lib/services/captions/transcribe-captions';
 import { runCommand } from '../processes';
+import { childCpuSeconds } from './child-cpu';
 import { makeSpeechClip } from '../speech-fixtures';
 import { errorMessage, median, round } from '../stats';
 import { wordErrorRate, type WordErrorRate } from '../word-error-rate';
@@ -40,20 +40,6 @@ export type CaptionsInputResult = {
 };
 
 export type CaptionsResult = { engine: string; runsPerInput: number; inputs: CaptionsInputResult[]; skipped: Array<{ label: string; reason: string }> };
-
-const clockTicks = (() => {
-  const answer = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
-  const ticks = Number(answer.stdout?.trim());
-  return Number.isFinite(ticks) && ticks > 0 ? ticks : 100;
-})();
-
-/** CPU seconds (user + system) of this process's children that have exited and been waited for. */
-const childCpuSeconds = (): number => {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // cutime and cstime are fields 16 and 17 of the line; `fields` starts at field 3.
-  return (Number(fields[13]) + Number(fields[14])) / clockTicks;
-};
 
 // The reference text of a WebVTT file: its cue payloads without markup.
 const vttText = (vtt: string): string =>

@@ -8,6 +8,7 @@ import { startBenchServer, type AccessToken } from './bench-server';
 import { NginxStaticFiles, type NginxFile } from './nginx-static-files';
 import { parseMediaPlaylist, parseMultivariant } from '../hls-playlists';
 import { runSimulatedViewer, type ViewerReport } from '../simulated-viewer';
+import type { PacingPolicy } from '../viewer-model';
 import { startStaticServer } from '../static-server';
 import { errorMessage, percentile, round, sleep } from '../stats';
 
@@ -92,7 +93,7 @@ export type LoadResult = {
   burst: CreateBurstResult;
 };
 
-const spread = (values: number[]): Spread => ({
+export const spread = (values: number[]): Spread => ({
   count: values.length,
   p50: percentile(values, 50),
   p90: percentile(values, 90),
@@ -146,7 +147,7 @@ const summariseCreates = (startedAt: number, created: Array<CreatedAsset | Error
 };
 
 /** Creates `count` assets at once and waits until each is ready or errored. */
-const createAtOnce = async ({
+export const createAtOnce = async ({
   server,
   token,
   db,
@@ -180,7 +181,7 @@ const createAtOnce = async ({
   return { result: summariseCreates(startedAt, created, lastCreatedAt, settled), assets: created };
 };
 
-const summarisePass = (reports: Array<{ asset: number; viewer: number; report: ViewerReport }>, wallSeconds: number, segmentSeconds: number | null, encodingLoad: EncodingLoadSummary): ViewerPassResult => {
+export const summarisePass = (reports: Array<{ asset: number; viewer: number; report: ViewerReport }>, wallSeconds: number, segmentSeconds: number | null, encodingLoad: EncodingLoadSummary): ViewerPassResult => {
   const all = reports.map((entry) => entry.report);
   const fetches = all.flatMap((report) => report.fetches.filter((fetch) => fetch.status === 200));
   const errors = all.flatMap((report) => report.errors);
@@ -229,7 +230,7 @@ const summarisePass = (reports: Array<{ asset: number; viewer: number; report: V
 };
 
 /** The longest video segment listed (the first listed variant's target duration). */
-const longestVideoSegmentSeconds = async (multivariantUrl: string): Promise<number | null> => {
+export const longestVideoSegmentSeconds = async (multivariantUrl: string): Promise<number | null> => {
   const multivariant = await getOk(multivariantUrl);
   const first = parseMultivariant(multivariant.body.toString('utf8'), multivariantUrl)[0];
   if (!first) return null;
@@ -243,7 +244,7 @@ const longestVideoSegmentSeconds = async (multivariantUrl: string): Promise<numb
  * (one per core: the encodes are what takes time). The multivariant playlist is read again at the
  * end, in case it listed fewer rungs while the server was busy.
  */
-const warmLadders = async (
+export const warmLadders = async (
   baseUrl: string,
   playbackIds: string[],
   log: (line: string) => void,
@@ -317,15 +318,16 @@ const startNginxPeer = async (nginx: string, workDir: string, baseUrl: string, u
   return NginxStaticFiles.start({ nginx, workDir, files });
 };
 
-const runViewers = (
+export const runViewers = (
   baseUrl: string,
   playbackId: string,
   asset: number,
   count: number,
   wallSeconds: number,
+  pacing?: PacingPolicy,
 ): Array<Promise<{ asset: number; viewer: number; report: ViewerReport }>> =>
   Array.from({ length: count }, (_, viewer) =>
-    runSimulatedViewer({ multivariantUrl: `${baseUrl}/${playbackId}.m3u8`, wallSeconds }).then((report) => ({ asset, viewer, report })),
+    runSimulatedViewer({ multivariantUrl: `${baseUrl}/${playbackId}.m3u8`, wallSeconds, pacing }).then((report) => ({ asset, viewer, report })),
   );
 
 export const measureLoadOnFreshServer = async ({

@@ -3,6 +3,7 @@ import { renderCollector } from './collector-report';
 import { renderLive } from './live-report';
 import { outcomeNote, renderCaptions, renderColdPlayback, renderDelivery, renderLoad, renderStaticRenditions, renderUploads, table } from './report-sections';
 import { renderScaled } from './scaled-report';
+import { renderCapacity } from './capacity-report';
 import { formatMs, formatRatio, round } from '../stats';
 
 // The markdown rendering (bench/results.md) of the results document (bench-results.ts,
@@ -224,6 +225,9 @@ export const renderMarkdown = (results: BenchResults): string => {
   const loadNote = outcomeNote(underLoad);
   if (loadNote) parts.push(loadNote);
   if (underLoad.status === 'ok') parts.push(...renderLoad(underLoad.value));
+
+  parts.push('## Fresh-asset capacity: the curve up to and past the physical limit');
+  parts.push(...renderCapacity(results.capacity));
 
   if (results.config.scaled.requested) {
     parts.push('## Scaled out: PostgreSQL + Redis + S3 next to the embedded default');

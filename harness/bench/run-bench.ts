@@ -25,6 +25,7 @@ import { measureDelivery } from './delivery';
 import { measureIdleMemory } from './idle-memory';
 import { ensureInput, inputLabel, type BenchInput, type InputSpec } from './inputs';
 import { DEFAULT_LIVE_OPTIONS, measureLiveOnFreshServer } from './live';
+import { measureCapacity } from './capacity';
 import { measureLoadOnFreshServer } from './load';
 import { machineInfo, phaseMeter, sampleLoad, waitForQuiet, type LoadSnapshot, type PhaseCpu } from './machine';
 import type { BenchResults, PhaseOutcome } from './bench-results';
@@ -76,9 +77,9 @@ const main = async (): Promise<number> => {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const { quick, only, mode, uploadRuns, outDir, skipBaseline, runs, samples, captionsRuns, playbackRuns, deliveryOptions, loadOptions } = options;
+  const { quick, only, mode, uploadRuns, outDir, skipBaseline, runs, samples, captionsRuns, playbackRuns, deliveryOptions, loadOptions, capacityOptions } = options;
   const { scaledRequested, topologies, waitIdleMinutes, ingestTimings, readySpecs, specs } = options;
-  const { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, mainServer, doScaled } = options.parts;
+  const { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, doCapacity, mainServer, doScaled } = options.parts;
   const loadBefore = (label: string) =>
     waitIdleMinutes > 0 ? waitForQuiet({ label, maxWaitMs: waitIdleMinutes * 60_000, log }) : sampleLoad(label);
   const serverEnv: Record<string, string> = { ...SERVER_ENV, ...(ingestTimings ? { LOG_LEVEL: 'info' } : {}) };
@@ -140,6 +141,7 @@ const main = async (): Promise<number> => {
       : { status: 'skipped', reason: '--scaled measures time-to-ready and segments, and this run measures neither' };
   let staticRenditions: BenchResults['staticRenditions'] = doStatic ? { status: 'skipped', reason: 'not reached' } : skipped('no 300 s inputs');
   let underLoad: BenchResults['underLoad'] = doLoad ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 10 minutes');
+  let capacity: BenchResults['capacity'] = doCapacity ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 15 minutes');
   let captions: BenchResults['captions'] = doCaptions ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
   let live: BenchResults['live'] = doLive ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 15 minutes');
   let collector: BenchResults['collector'] = doCollector ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 4 minutes');
@@ -302,6 +304,30 @@ const main = async (): Promise<number> => {
     });
   }
 
+  // Servers of its own, one per N, with default settings (prefetch on), like the load phase.
+  if (doCapacity && loadInput) {
+    load.push(await loadBefore('before capacity'));
+    capacity = await phase('capacity', async () => {
+      const video = loadInput.properties?.video;
+      const frameRate = video?.frameRate ? Number(video.frameRate.split('/')[0]) / Number(video.frameRate.split('/')[1] ?? 1) : 30;
+      const { result, serverLogTail: capacityLogTail } = await measureCapacity({
+        env: options.serverLogLevel ? { LOG_LEVEL: options.serverLogLevel } : {},
+        input: {
+          label: loadInput.label,
+          path: loadInput.path,
+          durationSeconds: loadInput.probedDurationSeconds ?? loadInput.durationSeconds,
+          width: video?.width ?? 1920,
+          height: video?.height ?? 1080,
+          frameRate: Number.isFinite(frameRate) && frameRate > 0 ? frameRate : 30,
+        },
+        options: capacityOptions,
+        log,
+      });
+      serverLogTail = [...serverLogTail, ...capacityLogTail.map((line) => `[capacity server] ${line}`)];
+      return result;
+    });
+  }
+
   // No server: the captions pipeline is called directly, as the generate-captions job calls it.
   if (doCaptions) {
     load.push(await loadBefore('before captions'));
@@ -336,7 +362,7 @@ const main = async (): Promise<number> => {
   }
   load.push(await sampleLoad('end'));
 
-  const outcomes = { idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, scaled, captions, live, collector };
+  const outcomes = { idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, capacity, scaled, captions, live, collector };
   const summary = summariseResults(outcomes);
   const targets = benchTargets(outcomes, options);
   const observations = benchObservations({ outcomes, phaseCpu, machine, load, staleSources, buildId, inputs });
@@ -361,6 +387,7 @@ const main = async (): Promise<number> => {
       uploadThroughput: { runsPerMethod: uploadRuns },
       coldPlayback: { runs: playbackRuns, seconds: COLD_PLAYBACK_SECONDS, inputs: PLAYBACK_INPUTS.map(inputLabel) },
       underLoad: { ...loadOptions, input: inputLabel(LOAD_INPUT) },
+      capacity: { ...capacityOptions, input: inputLabel(LOAD_INPUT) },
       dbPollMs: 20,
       scaled: { requested: scaledRequested, topologies },
       captions: { runsPerInput: captionsRuns },
@@ -377,6 +404,7 @@ const main = async (): Promise<number> => {
     coldPlayback,
     staticRenditions,
     underLoad,
+    capacity,
     scaled,
     captions,
     live,
@@ -393,7 +421,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, scaled, live, collector].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, capacity, scaled, live, collector].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 

@@ -56,9 +56,9 @@ describe('degrading under load', () => {
   beforeEach(() => {
     resetEncodeCosts();
     // Measured costs (seconds of encoding per second of media): 270p and 540p keep up, 1080p not.
-    recordEncodeCost({ rung: '270p', wallSeconds: 0.4, mediaSeconds: SEGMENT_SECONDS });
-    recordEncodeCost({ rung: '540p', wallSeconds: 1.6, mediaSeconds: SEGMENT_SECONDS });
-    recordEncodeCost({ rung: '1080p', wallSeconds: 4.8, mediaSeconds: SEGMENT_SECONDS });
+    recordEncodeCost({ rung: '270p', cpuSeconds: 0.4, mediaSeconds: SEGMENT_SECONDS });
+    recordEncodeCost({ rung: '540p', cpuSeconds: 1.6, mediaSeconds: SEGMENT_SECONDS });
+    recordEncodeCost({ rung: '1080p', cpuSeconds: 4.8, mediaSeconds: SEGMENT_SECONDS });
   });
   afterEach(async () => {
     await release?.();

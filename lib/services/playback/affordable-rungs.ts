@@ -1,7 +1,7 @@
 import type { Rung } from '../../media/hls/ladder';
 import { canMeetDeadline } from './encoding-load';
 import type { PlaybackPlan } from './playback-plan';
-import { encodeKey, encoderScheduler, inFlightEncodes } from './runtime';
+import { encodeDemand, encodeKey, encoderScheduler, inFlightEncodes } from './runtime';
 import { storedVideoSegment } from './video-segments';
 
 // Degrading gracefully when the encoders are over capacity: rather than let every viewer miss,
@@ -72,4 +72,17 @@ export const shouldSteerToCheaperRung = ({
   const cheaper = plan.rungs.filter((candidate) => !candidate.isBackground && pixels(candidate) < pixels(rung));
   if (cheaper.length === 0 || finishesInTime(rung, segment.duration, deadline)) return false;
   return cheaper.some((candidate) => isServable(assetId, candidate, index, segment.duration, deadline));
+};
+
+/**
+ * Whether a playing viewer that just moved up to `rung` (from `from`) is better told to stay where
+ * it was: the encoders have not promised that rung for this asset, and it does not fit beside what
+ * they have promised. A player climbs when its last segments came fast, which on a just-published
+ * asset means they came from prefetches; one that then asks for a dearer rung nobody else watches
+ * takes the encoders past what they can keep up with, and every admitted viewer pays in stalls.
+ */
+export const climbDoesNotFit = ({ assetId, plan, rung, from, now }: { assetId: string; plan: PlaybackPlan; rung: Rung; from: string; now: number }): boolean => {
+  const previous = plan.rungs.find((candidate) => candidate.name === from);
+  if (!previous || pixels(previous) >= pixels(rung)) return false;
+  return !encodeDemand().fits(assetId, rung.name, now);
 };

@@ -6,6 +6,7 @@ import { getLogger } from '../../log';
 import { Fmp4StreamSplitter } from '../../media/fmp4';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { buildAudioTrackArgs } from '../../media/hls/encode-args';
+import { cpuSecondsFromReport, problemsInReport, withCpuReport } from '../../media/cpu-report';
 import { runProcess } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 import {
@@ -87,14 +88,12 @@ export const readAudioSegmentCount = async (assetId: string, rendition: string =
 };
 
 const runAudioEncode = async (assetId: string, rendition: AudioRendition, progress: EventEmitter, attempt: WorkAttempt): Promise<void> => {
-  const startedAt = performance.now();
-  const { pausedMs } = await withAssetCancellation(assetId, attempt.signal, (signal) =>
+  const { cpuSeconds } = await withAssetCancellation(assetId, attempt.signal, (signal) =>
     encodeAndPublish(assetId, rendition, progress, signal, attempt.background),
   );
   forgetAudioSegmentsWanted(audioEncodeKey(assetId, rendition.name));
-  // A nice-19 run's time says how busy the machine was, not what the track costs; paused time is no cost.
-  const wallSeconds = (performance.now() - startedAt - pausedMs) / 1000;
-  if (!attempt.background) recordEncodeCost({ rung: AUDIO_COST_KEY, wallSeconds, mediaSeconds: rendition.duration });
+  // CPU time, like the video rungs' (see encode-costs.ts): paused or waiting time is no cost.
+  if (cpuSeconds !== null) recordEncodeCost({ rung: AUDIO_COST_KEY, cpuSeconds, mediaSeconds: rendition.duration });
 };
 
 // An added audio file is read from this node's disk, copied there from the bucket first with S3.
@@ -116,7 +115,7 @@ const encodeAndPublish = async (
   progress: EventEmitter,
   signal: AbortSignal,
   background: boolean,
-): Promise<{ pausedMs: number }> => {
+): Promise<{ cpuSeconds: number | null }> => {
   const env = getEnv();
   let written = Promise.resolve();
   let segments = 0;
@@ -155,13 +154,15 @@ const encodeAndPublish = async (
   progress.on('wanted', checkPace);
   const result = await runProcess({
     command: env.ffmpegPath,
-    args: buildAudioTrackArgs({
-      inputPath: await renditionInput(assetId, rendition),
-      durationSeconds: rendition.duration,
-      streamIndex: rendition.input.kind === 'source' ? rendition.input.streamIndex : 0,
-      channels: rendition.channels,
-      padToDuration: rendition.input.kind === 'added',
-    }),
+    args: withCpuReport(
+      buildAudioTrackArgs({
+        inputPath: await renditionInput(assetId, rendition),
+        durationSeconds: rendition.duration,
+        streamIndex: rendition.input.kind === 'source' ? rendition.input.streamIndex : 0,
+        channels: rendition.channels,
+        padToDuration: rendition.input.kind === 'added',
+      }),
+    ),
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
     background,
@@ -173,11 +174,11 @@ const encodeAndPublish = async (
   }).finally(() => {
     progress.off('wanted', checkPace);
   });
-  const pausedMs = pacer?.stop() ?? 0;
+  pacer?.stop();
   await written;
   if (signal.aborted) throw new Error(`the ${rendition.name} encode of asset ${assetId} was stopped`);
   if (result.exitCode !== 0) {
-    throw new Error(`ffmpeg audio encode failed (${result.signal ?? result.exitCode}): ${result.stderr.trim().slice(-500)}`);
+    throw new Error(`ffmpeg audio encode failed (${result.signal ?? result.exitCode}): ${problemsInReport(result.stderr).trim().slice(-500)}`);
   }
   splitter.end();
   const markerPath = renditionCompletePath(env.dataDir, assetId, rendition.name);
@@ -186,7 +187,7 @@ const encodeAndPublish = async (
   // With S3, a node that finds the marker in the bucket must find every segment there too;
   // without it, other nodes encode the track themselves.
   if (sharing && (await Promise.all(uploads)).every(Boolean)) await shareFile(markerPath, marker);
-  return { pausedMs };
+  return { cpuSeconds: cpuSecondsFromReport(result.stderr) };
 };
 
 // Starts the track's encode unless it is complete or already running (or queued) in this process.

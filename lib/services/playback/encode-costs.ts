@@ -3,10 +3,12 @@ import type { RungCost } from '../../schemas/encoding-load';
 import { playbackState } from './playback-state';
 
 // What an encode of one second of media costs, per rung, measured on this machine from real
-// encodes: wall-clock seconds of the ffmpeg run per second of media it produced, smoothed. Only
-// encodes at normal CPU priority count: a nice-19 run's time says how busy the machine was, not
-// what the rung costs. Wall-clock, not CPU time, because that is what a waiting viewer sees, with
-// the other slots busy as they usually are.
+// encodes: CPU seconds of the ffmpeg run (decoding the source included, as ffmpeg reports them,
+// see cpu-report.ts) per second of media it produced, smoothed. CPU time, not wall-clock time: it
+// is what the rung takes from the machine whatever else runs beside it and at whatever priority,
+// so it neither rises with a burst of load nor stays high after it. The encoders' capacity is in
+// the same unit: one slot is one core (JIT_ENCODE_CONCURRENCY defaults to the cores), and a run
+// given a core to itself takes about its CPU time.
 
 // Weight of the newest sample: about the last ten encodes of a rung make up its estimate.
 const SMOOTHING = 0.2;
@@ -21,9 +23,9 @@ declare module './playback-state' {
 
 const costs = () => playbackState().encodeCosts;
 
-export const recordEncodeCost = ({ rung, wallSeconds, mediaSeconds }: { rung: string; wallSeconds: number; mediaSeconds: number }): void => {
-  if (!(mediaSeconds > 0) || !(wallSeconds >= 0)) return;
-  const sample = wallSeconds / mediaSeconds;
+export const recordEncodeCost = ({ rung, cpuSeconds, mediaSeconds }: { rung: string; cpuSeconds: number; mediaSeconds: number }): void => {
+  if (!(mediaSeconds > 0) || !(cpuSeconds >= 0)) return;
+  const sample = cpuSeconds / mediaSeconds;
   const known = costs().get(rung);
   costs().set(rung, {
     rung,
@@ -34,24 +36,41 @@ export const recordEncodeCost = ({ rung, wallSeconds, mediaSeconds }: { rung: st
 
 export const rungCosts = (): RungCost[] => [...costs().values()].map((cost) => ({ ...cost }));
 
+// Part of a segment encode's CPU does not depend on the rung: decoding the source (on a 1080p
+// camera-like source about half of the 270p rung's cost, a third of the 1080p one's, measured by
+// the benchmark's capacity phase). Scaling a measured rung by pixels alone made the lower rungs look
+// four times cheaper than they are, and admitted more viewers than the machine could carry.
+const FIXED_SHARE = 0.5;
+
+const pixelsOfRung = (rung: string): number | null => {
+  const side = shortSideOfRungName(rung);
+  return side === null ? null : side * side;
+};
+
 /**
- * Seconds of encoding per second of media for a rung: its own measurement, or, before it has
- * one, the measured rung nearest in size scaled by the pixel count (x264's work grows with the
- * pixels; same aspect ratio assumed). Null when nothing comparable has been measured yet.
+ * CPU seconds of encoding per second of media for a rung: its own measurement, or, before it has
+ * one, an estimate from the measured rungs: a straight line in the pixel count through the two
+ * nearest in size (the fixed decode plus the rung's own work; same aspect ratio assumed), or from a
+ * single one, half of its cost taken as fixed. Null when nothing comparable has been measured yet.
  */
 export const encodeCostPerMediaSecond = (rung: string): { secondsPerMediaSecond: number; measured: boolean } | null => {
   const own = costs().get(rung);
   if (own) return { secondsPerMediaSecond: own.secondsPerMediaSecond, measured: true };
-  const side = shortSideOfRungName(rung);
-  if (side === null) return null;
-  let nearest: { cost: RungCost; side: number } | null = null;
-  for (const cost of costs().values()) {
-    const other = shortSideOfRungName(cost.rung);
-    if (other === null) continue;
-    if (!nearest || Math.abs(Math.log(other / side)) < Math.abs(Math.log(nearest.side / side))) nearest = { cost, side: other };
-  }
+  const pixels = pixelsOfRung(rung);
+  if (pixels === null) return null;
+  const measured = [...costs().values()]
+    .map((cost) => ({ cost: cost.secondsPerMediaSecond, pixels: pixelsOfRung(cost.rung) }))
+    .filter((entry): entry is { cost: number; pixels: number } => entry.pixels !== null)
+    .sort((a, b) => Math.abs(Math.log(a.pixels / pixels)) - Math.abs(Math.log(b.pixels / pixels)));
+  const [nearest, next] = measured;
   if (!nearest) return null;
-  return { secondsPerMediaSecond: nearest.cost.secondsPerMediaSecond * (side / nearest.side) ** 2, measured: false };
+  const fromOne = nearest.cost * (FIXED_SHARE + (1 - FIXED_SHARE) * (pixels / nearest.pixels));
+  if (!next || next.pixels === nearest.pixels) return { secondsPerMediaSecond: fromOne, measured: false };
+  const slope = (next.cost - nearest.cost) / (next.pixels - nearest.pixels);
+  const onLine = nearest.cost + slope * (pixels - nearest.pixels);
+  // Noisy samples can tilt the line the wrong way; the one-rung rule is the fallback.
+  const estimate = slope > 0 && onLine > 0 ? onLine : fromOne;
+  return { secondsPerMediaSecond: estimate, measured: false };
 };
 
 /** Forgets every measurement (tests). */

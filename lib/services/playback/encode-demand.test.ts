@@ -56,10 +56,12 @@ describe('EncodeDemand', () => {
     expect(demand.fits('asset4', '540p', T0 + DEMAND_HOLD_MS)).toBe(true);
   });
 
-  test('a rung whose cost is unknown is no evidence to refuse on', () => {
-    const demand = make();
-    for (let index = 0; index < 3; index++) demand.admit(`s${index}`, `asset${index}`, '540p', T0);
-    expect(demand.admit('x', 'asset8', '1080p', T0)).toBe(true);
+  test('while nothing is measured, only the first viewer is promised real time', () => {
+    const demand = new EncodeDemand({ capacity: () => 2, costOf: () => null });
+    expect(demand.admit('a', 'asset1', '540p', T0)).toBe(true);
+    expect(demand.fits('asset1', '540p', T0), 'its own rung is shared').toBe(true);
+    expect(demand.admit('b', 'asset2', '270p', T0)).toBe(false);
+    expect(demand.admit('b', 'asset2', '270p', T0 + DEMAND_HOLD_MS)).toBe(true);
   });
 
   test('with nothing promised, a viewer is admitted even to a rung dearer than the encoders', () => {

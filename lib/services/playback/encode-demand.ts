@@ -42,14 +42,16 @@ export class EncodeDemand {
 
   /**
    * Whether encoding `rung` of `assetId` in real time fits beside what is promised: it already is
-   * being encoded for someone (shared), its cost is unknown (no evidence to refuse on), or it fits
-   * in the slots' share.
+   * being encoded for someone (shared), or its cost fits in the slots' share. While nothing has been
+   * measured (a fresh node's first seconds) a cost is unknown, and it fits only when nothing is
+   * promised: the viewers of a burst would otherwise all be admitted before the first encode told
+   * what one costs.
    */
   fits(assetId: string, rung: string, now: number): boolean {
     const pair = this.pairs.get(pairKey(assetId, rung));
     if (pair && pair.until > now) return true;
     const cost = this.options.costOf(rung);
-    if (cost === null) return true;
+    if (cost === null) return !this.promisedAny(now);
     return this.demand(now) + cost <= this.options.capacity() * ADMISSION_UTILISATION;
   }
 
@@ -60,16 +62,22 @@ export class EncodeDemand {
 
   /**
    * A viewer's stream asks for a segment of `rung` that must be encoded. Admitted streams stay
-   * admitted (their next rung is counted); a new one is admitted when its rung fits, or when
-   * nothing is promised at all: the encoders owe nobody else, so making that viewer wait (and
-   * encode nothing ahead of it) would only leave them idle — a rung measured dearer than the whole
-   * machine, on a busy box, would otherwise never get a viewer.
+   * admitted (their next rung is counted); a new one is admitted when its rung fits (see fits), which
+   * it always does when nothing is promised at all: the encoders owe nobody else, so making that
+   * viewer wait (and encode nothing ahead of it) would only leave them idle — a rung measured
+   * dearer than the whole machine, on a busy box, would otherwise never get a viewer.
    */
   admit(streamId: string, assetId: string, rung: string, now: number): boolean {
-    if (!this.admitted.has(streamId) && this.demand(now) > 0 && !this.fits(assetId, rung, now)) return false;
+    if (!this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now)) return false;
     this.admitted.set(streamId, now);
     this.hold(assetId, rung, now);
     return true;
+  }
+
+  /** Whether any (asset, rung) is counted now, whatever its cost. */
+  private promisedAny(now: number): boolean {
+    this.demand(now);
+    return this.pairs.size > 0;
   }
 
   isAdmitted(streamId: string): boolean {

@@ -4,7 +4,7 @@ import { recordSegmentCacheRequest } from '../../metrics/record';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import type { Rung } from '../../media/hls/ladder';
 import { INIT_FILE, parseSegmentFileName } from '../../media/names';
-import { shouldSteerToCheaperRung } from './affordable-rungs';
+import { climbDoesNotFit, shouldSteerToCheaperRung } from './affordable-rungs';
 import { waitForAudioFile } from './audio-track';
 import { audioRenditionOf } from './audio-renditions';
 import { mediaSegmentPath } from '../../storage/asset-files';
@@ -14,6 +14,7 @@ import type { PlaybackPlan } from './playback-plan';
 import { peekPublicPlayback, resolvePlayback, type Cacheability, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY, encodeDemand, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
+import type { ViewerStream } from './viewer-streams';
 import { recordWatching } from './watched-assets';
 
 /** A file to send, or (S3_PUBLIC_URL) where to send the player for it instead. */
@@ -47,9 +48,6 @@ const noteVideoRequest = ({
 }) => {
   const noted = viewerStreams().note({ clientKey: client, assetId, track: 'video', rung: rung.name, index, start, now });
   recordWatching({ assetId, plan, rung: rung.name, viewer: noted.stream.id, now });
-  // A viewer that switched rungs no longer needs what was prefetched for it on the old one; on a
-  // small box that encode beside the switch's cold segment could double its time.
-  if (noted.switchedFrom !== null) releaseOtherRungPrefetches(noted.stream);
   const stored = storedVideoSegment(assetId, rung, index);
   // Rungs above 1080p are not in the rendition cache (see isEvictableSegment).
   if (!rung.isBackground) recordSegmentCacheRequest(stored ? 'hit' : 'miss');
@@ -74,8 +72,16 @@ export const noteFileServedByWorker = ({ playbackId, rendition, file, client }: 
   const rung = plan.rungs.find((candidate) => candidate.name === rendition);
   const segment = plan.video?.segments[index];
   if (!rung || !segment) return;
-  const { stream, stored } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
+  const { stream, stored, switchedFrom } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
+  if (switchedFrom !== null) releaseOtherRungPrefetches(stream);
   if (stored) prefetchFollowing({ assetId, plan, rung, index, stream });
+};
+
+// A viewer that switched rungs no longer needs what was prefetched for it on the old one; on a
+// small box that encode beside the switch's cold segment could double its time. Only once the
+// switch is served: a refused one sends the viewer back to the rung it had.
+const servingSwitch = (stream: ViewerStream, switchedFrom: string | null): void => {
+  if (switchedFrom !== null) releaseOtherRungPrefetches(stream);
 };
 
 export const getRenditionFile = async ({
@@ -127,14 +133,16 @@ export const getRenditionFile = async ({
   const segment = plan.video.segments[index];
   if (!segment) throw notFound('Segment');
   const now = Date.now();
-  const { stream, deadline, isNew, stored } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
+  const { stream, deadline, isNew, stored, switchedFrom } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
   if (stored) {
+    servingSwitch(stream, switchedFrom);
     prefetchFollowing({ assetId, plan, rung, index, stream });
     return answer(stored);
   }
   // Not on this node: a player that can be sent to the bucket is sent there without a download.
   const inBucket = redirectable ? await publicUrlInBucket(mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index)) : null;
   if (inBucket) {
+    servingSwitch(stream, switchedFrom);
     prefetchFollowing({ assetId, plan, rung, index, stream });
     return { redirectUrl: inBucket, cacheability };
   }
@@ -142,6 +150,8 @@ export const getRenditionFile = async ({
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
   // segment loads (e2e/playback/steering.spec.ts).
   if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) throw steerToCheaperRung(rung, index);
+  if (!isNew && switchedFrom !== null && climbDoesNotFit({ assetId, plan, rung, from: switchedFrom, now })) throw steerToCheaperRung(rung, index);
+  servingSwitch(stream, switchedFrom);
   const admitted = encodeDemand().admit(stream.id, assetId, rung.name, now);
   const signal = viewer?.();
   try {

@@ -201,9 +201,16 @@ const createEncodeDemand = () =>
 /** Which viewers the encoders have promised to keep up with (see encode-demand.ts). */
 export const encodeDemand = (): EncodeDemand => encoder().encodeDemand;
 
-/** The stream moved to another rung: its prefetches of the other rungs are dropped. */
+/**
+ * The stream moved to another rung: its prefetches of the other rungs are dropped, but not those of
+ * a rung another player of the same client still plays (see ViewerStreams.stillPlayedBesides).
+ */
 export const releaseOtherRungPrefetches = (stream: ViewerStream): void =>
-  releasePrefetchesOf(stream, (flight) => flight.assetId === stream.assetId && flight.rung === stream.rung, 'the viewer switched rungs');
+  releasePrefetchesOf(
+    stream,
+    (flight) => flight.assetId === stream.assetId && (flight.rung === stream.rung || viewerStreams().stillPlayedBesides(stream, flight.rung)),
+    'the viewer switched rungs',
+  );
 
 const createSegmentCache = () =>
   new SegmentCache({

@@ -7,6 +7,7 @@ import { shiftDecodeTime } from '../../media/fmp4-decode-times';
 import { buildInitSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
+import { cpuSecondsFromReport, problemsInReport, withCpuReport } from '../../media/cpu-report';
 import { runProcess } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
@@ -40,8 +41,9 @@ const ENCODE_TIMEOUT_MS = 10 * 60_000;
 
 type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
 
-// Runs one ffmpeg encode to stdout and returns its output; stopped by `cancel` or by the asset's
-// deletion. `what` names the output in errors. A `yieldCpu` encode runs at the lowest priority.
+// Runs one ffmpeg encode to stdout and returns its output and the CPU seconds it used; stopped by
+// `cancel` or by the asset's deletion. `what` names the output in errors. A `yieldCpu` encode runs
+// at the lowest priority.
 const encodeToMemory = async ({
   assetId,
   args,
@@ -54,12 +56,12 @@ const encodeToMemory = async ({
   cancel?: AbortSignal;
   what: string;
   yieldCpu?: boolean;
-}): Promise<Buffer> => {
+}): Promise<{ output: Buffer; cpuSeconds: number | null }> => {
   const chunks: Buffer[] = [];
   const result = await withAssetCancellation(assetId, cancel, async (signal) => {
     const run = await runProcess({
       command: getEnv().ffmpegPath,
-      args,
+      args: withCpuReport(args),
       timeoutMs: ENCODE_TIMEOUT_MS,
       signal,
       onStdout: (chunk) => chunks.push(chunk),
@@ -71,9 +73,9 @@ const encodeToMemory = async ({
   if (result.stopped) throw new Error(cancel?.aborted ? `${what} was cancelled` : `asset ${assetId} was deleted`);
   if (result.exitCode !== 0) {
     const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
-    throw new Error(`ffmpeg ${reason} encoding ${what}: ${result.stderr.trim().slice(-500)}`);
+    throw new Error(`ffmpeg ${reason} encoding ${what}: ${problemsInReport(result.stderr).trim().slice(-500)}`);
   }
-  return Buffer.concat(chunks);
+  return { output: Buffer.concat(chunks), cpuSeconds: cpuSecondsFromReport(result.stderr) };
 };
 
 // Every encode of a rung yields the same init segment; the first one to finish provides it.
@@ -99,7 +101,7 @@ const encodeVideoSegmentBytes = async (
   const inputPath = await sourceInput(assetId);
   const overlays = await overlayImages(assetId, plan);
   const startedAt = performance.now();
-  const output = await encodeToMemory({
+  const { output, cpuSeconds } = await encodeToMemory({
     assetId,
     args: buildVideoSegmentArgs({ inputPath, rung, ...window, overlays }),
     cancel: attempt.signal,
@@ -108,7 +110,8 @@ const encodeVideoSegmentBytes = async (
     yieldCpu: attempt.background,
   });
   const encodeSeconds = (performance.now() - startedAt) / 1000;
-  if (!attempt.background) recordEncodeCost({ rung: rung.name, wallSeconds: encodeSeconds, mediaSeconds: segment.duration });
+  // CPU time is what the rung costs whatever the priority and the load it ran under.
+  if (cpuSeconds !== null) recordEncodeCost({ rung: rung.name, cpuSeconds, mediaSeconds: segment.duration });
 
   const { init, fragments } = splitFragmentedMp4(output);
   if (fragments.length === 0) throw new Error(`ffmpeg produced no frames for ${rung.name} segment ${index}`);
@@ -307,7 +310,7 @@ const initEncodes = () => playbackState().initEncodes;
 const encodeInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<void> => {
   const inputPath = await sourceInput(assetId);
   const overlays = await overlayImages(assetId, plan);
-  const output = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung, overlays }), what: `the ${rung.name} init segment` });
+  const { output } = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung, overlays }), what: `the ${rung.name} init segment` });
   await publishInitOnce(assetId, rung, splitFragmentedMp4(output).init);
 };
 
@@ -354,20 +357,3 @@ export const prefetchFollowing = (request: SegmentRequest & { stream: ViewerStre
     prefetch.catch((error: unknown) => getLogger().debug({ err: error, key }, 'prefetch did not complete'));
   }
 };
-
-/**
- * Encodes a segment only to measure what its rung costs on this machine (see
- * measure-encode-cost.ts), keeping nothing: storing it would be encoding before anyone asked.
- * Speculative work at normal priority, so a viewer's encode comes first.
- */
-export const measureVideoSegmentCost = (request: SegmentRequest): Promise<void> =>
-  encoderScheduler().submit({
-    kind: 'prefetch',
-    workClass: 'speculative',
-    deadline: Date.now(),
-    label: `measure:${encodeKey(request.assetId, request.rung.name, request.index)}`,
-    costMs: expectedCostMs(request.rung, request.plan.video?.segments[request.index]?.duration ?? 0),
-    run: async (attempt) => {
-      await encodeVideoSegmentBytes(request, attempt);
-    },
-  }).done;

@@ -78,4 +78,19 @@ describe('ViewerStreams', () => {
     // Coming back later is a new stream.
     expect(note(streams, { index: 1, now: at + 31_000 }).isNew).toBe(true);
   });
+
+  it('tells a stream that left a rung apart from players of one client playing two rungs in step', () => {
+    const streams = new ViewerStreams();
+    // One player: 540p up to segment 2, then 270p from segment 3. It is done with 540p.
+    for (let index = 0; index <= 2; index++) note(streams, { index, now: at + index * 100 });
+    const switched = note(streams, { index: 3, rung: '270p', now: at + 300 });
+    expect(switched.switchedFrom).toBe('540p');
+    expect(streams.stillPlayedBesides(switched.stream, '540p')).toBe(false);
+    // Two players behind one address in step: segment 4 asked on both rungs. Whichever the stream
+    // now seems to be on, the other rung is still played.
+    note(streams, { index: 4, rung: '540p', now: at + 400 });
+    const other = note(streams, { index: 4, rung: '270p', now: at + 410 });
+    expect(other.switchedFrom).toBe('540p');
+    expect(streams.stillPlayedBesides(other.stream, '540p')).toBe(true);
+  });
 });

@@ -59,6 +59,11 @@ const SWEEP_INTERVAL_MS = 5_000;
 
 export class ViewerStreams {
   private readonly byClientAsset = new Map<string, ViewerStream[]>();
+  // Per client and asset, the last index asked for on each (track, rung). Several players behind one
+  // address with one User-Agent (a classroom behind NAT, a load test) play in step and are counted
+  // as one stream whose rung seems to flip between theirs; what shows they are several is that
+  // the same index is asked for on two rungs.
+  private readonly lastIndexByRung = new Map<string, Map<string, number>>();
   private nextId = 0;
   private lastSweepAt = Number.NEGATIVE_INFINITY;
 
@@ -93,7 +98,20 @@ export class ViewerStreams {
       group.push(stream);
     }
     this.byClientAsset.set(groupKey, group);
+    const byRung = this.lastIndexByRung.get(groupKey) ?? new Map<string, number>();
+    byRung.set(`${track}/${rung}`, Math.max(index, byRung.get(`${track}/${rung}`) ?? -1));
+    this.lastIndexByRung.set(groupKey, byRung);
     return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing };
+  }
+
+  /**
+   * Whether some player of this stream's client still plays `rung` where the stream is: it asked
+   * for the stream's index (or a later one) on that rung. A stream that left a rung nobody else of
+   * its client plays is done with that rung.
+   */
+  stillPlayedBesides(stream: ViewerStream, rung: string): boolean {
+    const last = this.lastIndexByRung.get(`${stream.clientKey}\n${stream.assetId}`)?.get(`${stream.track}/${rung}`);
+    return last !== undefined && last >= stream.lastIndex;
   }
 
   /** When the segment starting at `start` (media seconds) is due for this stream's viewer, in epoch ms. */
@@ -116,7 +134,10 @@ export class ViewerStreams {
     this.lastSweepAt = now;
     for (const [key, group] of this.byClientAsset) {
       const active = group.filter((stream) => this.isActive(stream, now) || (this.gone(stream), false));
-      if (active.length === 0) this.byClientAsset.delete(key);
+      if (active.length === 0) {
+        this.byClientAsset.delete(key);
+        this.lastIndexByRung.delete(key);
+      }
       else this.byClientAsset.set(key, active);
     }
   }

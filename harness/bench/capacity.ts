@@ -1,0 +1,141 @@
+import { SqliteAssetDb } from './asset-db';
+import { startBenchServer } from './bench-server';
+import { measureCodingCosts, type CodingCosts } from './coding-costs';
+import { pollEncodingLoad } from './encoding-load-poller';
+import type { CreatedAsset } from './keyframe-api';
+import { createAtOnce, longestVideoSegmentSeconds, runViewers, summarisePass, warmLadders, type CreateBurstResult, type ViewerPassResult } from './load';
+import { startStaticServer } from '../static-server';
+import { round, sleep } from '../stats';
+import type { PacingPolicy } from '../viewer-model';
+
+// The fresh-asset capacity curve: how many just-published assets, each opened by a handful of
+// viewers the moment it is ready, the machine serves well, next to what it physically could.
+// For each N, on a server of its own (default settings, as a new user runs it): N assets created at
+// once from the camera-like 1080p input, and the moment the last is ready, `viewersPerAsset`
+// simulated viewers start on each (simulated-viewer.ts: hls.js's fetch order, a 429 refetched from
+// the next lower variant, one rung down when a segment took > 80 % of its duration, up when < 30 %).
+// Playback starts when the first segment (and its audio) is in, as a player's does; a stall is the
+// buffer running dry after that. The control: the same viewers on the largest N's assets once every
+// rung is cached. The physical limit comes from coding-costs.ts, measured in the same run.
+
+export type CapacityOptions = { assetCounts: number[]; viewersPerAsset: number; wallSeconds: number };
+
+export const DEFAULT_CAPACITY_OPTIONS: CapacityOptions = { assetCounts: [1, 2, 4, 6, 8, 10], viewersPerAsset: 5, wallSeconds: 50 };
+
+// Playback starts on the first segment; then, like hls.js, the buffer is filled to 10 s and kept
+// there at real-time pace (at most 30 s ahead).
+export const CAPACITY_PACING: PacingPolicy = { startupBufferSeconds: 0.001, paceAheadSeconds: 10, maxAheadSeconds: 30 };
+
+export type CapacityStep = {
+  assets: number;
+  viewers: number;
+  /** N ÷ the physical limit at the cheapest rung. */
+  fractionOfLimit: number | null;
+  creates: CreateBurstResult;
+  pass: ViewerPassResult;
+  /** Stalled seconds ÷ watched seconds (played + stalled), the worst started viewer, and all together. */
+  worstStalledShare: number;
+  stalledShare: number;
+};
+
+export type CapacityResult = {
+  input: string;
+  options: CapacityOptions;
+  costs: CodingCosts;
+  steps: CapacityStep[];
+  /** The largest N's viewers again once every rung of its assets is cached. */
+  control: { assets: number; warmupMs: number; pass: ViewerPassResult } | null;
+};
+
+const stalledShares = (pass: ViewerPassResult): { worst: number; all: number } => {
+  let stalled = 0;
+  let watched = 0;
+  let worst = 0;
+  for (const viewer of pass.perViewer) {
+    if (viewer.startupMs === null) continue;
+    const total = viewer.reachedSeconds + viewer.stalledSeconds;
+    stalled += viewer.stalledSeconds;
+    watched += total;
+    if (total > 0) worst = Math.max(worst, viewer.stalledSeconds / total);
+  }
+  return { worst: round(worst, 4), all: watched > 0 ? round(stalled / watched, 4) : 0 };
+};
+
+const describeStep = (step: CapacityStep): string => {
+  const { pass } = step;
+  const load = pass.encodingLoad.available ? `queue max ${pass.encodingLoad.maxQueued}, ${pass.encodingLoad.deadlineMisses} deadline misses` : 'no encoding load';
+  return (
+    `capacity N=${step.assets} (${step.fractionOfLimit ?? '?'} of the limit): startup p50/p90 ${pass.startupMs.p50}/${pass.startupMs.p90} ms ` +
+    `(${pass.viewersStarted}/${pass.viewers} started); ${pass.stalls} stalls (${pass.stalledSeconds} s, worst ${round(step.worstStalledShare * 100, 1)} %); ` +
+    `fetch p50/p99 ${pass.videoFetchMs.p50}/${pass.videoFetchMs.p99} ms; ${pass.steeredSegments} 429s; ${load}; rungs ${JSON.stringify(pass.rungsPlayed)}`
+  );
+};
+
+export const measureCapacity = async ({
+  env,
+  input,
+  options = DEFAULT_CAPACITY_OPTIONS,
+  log,
+}: {
+  env: Record<string, string>;
+  input: { label: string; path: string; durationSeconds: number; width: number; height: number; frameRate: number };
+  options?: CapacityOptions;
+  log: (line: string) => void;
+}): Promise<{ result: CapacityResult; serverLogTail: string[] }> => {
+  log('capacity: measuring decode and per-rung encode costs on the idle machine…');
+  const { costs } = await measureCodingCosts({ inputPath: input.path, width: input.width, height: input.height, frameRate: input.frameRate, durationSeconds: input.durationSeconds, log });
+  log(`capacity: physical limit ${costs.limitAssets} fresh assets in real time at ${costs.cheapestRung} (decode ${costs.decodeCpuPerMediaSecond} CPU-s/s, ${costs.cores} cores)`);
+  const files = await startStaticServer({ 'capacity-input.mp4': input.path });
+  const steps: CapacityStep[] = [];
+  let control: CapacityResult['control'] = null;
+  let serverLogTail: string[] = [];
+  const largest = Math.max(...options.assetCounts);
+  try {
+    for (const assets of options.assetCounts) {
+      const server = await startBenchServer({ env });
+      const db = new SqliteAssetDb(server.dataDir);
+      try {
+        const token = await server.createToken();
+        const { result: creates, assets: created } = await createAtOnce({ server, token, db, inputUrl: files.url('capacity-input.mp4'), count: assets });
+        const playbackIds = created.filter((asset): asset is CreatedAsset => !(asset instanceof Error)).map((asset) => asset.playbackId);
+        const poller = pollEncodingLoad({ baseUrl: server.baseUrl, token });
+        const reports = await Promise.all(
+          playbackIds.flatMap((playbackId, asset) => runViewers(server.baseUrl, playbackId, asset, options.viewersPerAsset, options.wallSeconds, CAPACITY_PACING)),
+        );
+        const encodingLoad = await poller.stop();
+        const segmentSeconds = playbackIds[0] ? await longestVideoSegmentSeconds(`${server.baseUrl}/${playbackIds[0]}.m3u8`).catch(() => null) : null;
+        const pass = summarisePass(reports, options.wallSeconds, segmentSeconds, encodingLoad);
+        const shares = stalledShares(pass);
+        const step: CapacityStep = {
+          assets,
+          viewers: pass.viewers,
+          fractionOfLimit: costs.limitAssets > 0 ? round(assets / costs.limitAssets, 2) : null,
+          creates,
+          pass,
+          worstStalledShare: shares.worst,
+          stalledShare: shares.all,
+        };
+        steps.push(step);
+        log(describeStep(step));
+        if (assets === largest && control === null) {
+          const { warmup } = await warmLadders(server.baseUrl, playbackIds, log);
+          await sleep(2_000);
+          const controlPoller = pollEncodingLoad({ baseUrl: server.baseUrl, token });
+          const controlReports = await Promise.all(
+            playbackIds.flatMap((playbackId, asset) => runViewers(server.baseUrl, playbackId, asset, options.viewersPerAsset, options.wallSeconds, CAPACITY_PACING)),
+          );
+          const controlPass = summarisePass(controlReports, options.wallSeconds, segmentSeconds, await controlPoller.stop());
+          control = { assets, warmupMs: warmup.ms, pass: controlPass };
+          log(`capacity control (N=${assets}, cached): startup p50/p90 ${controlPass.startupMs.p50}/${controlPass.startupMs.p90} ms; ${controlPass.stalls} stalls; fetch p99 ${controlPass.videoFetchMs.p99} ms`);
+        }
+        serverLogTail = server.logs().split('\n').filter(Boolean).slice(-20);
+      } finally {
+        await db.close();
+        await server.dispose();
+      }
+    }
+  } finally {
+    await files.close();
+  }
+  return { result: { input: input.label, options, costs, steps, control }, serverLogTail };
+};

@@ -1,0 +1,118 @@
+import os from 'node:os';
+import { buildVideoSegmentArgs } from '../../lib/media/hls/encode-args';
+import { buildLadder, type Rung } from '../../lib/media/hls/ladder';
+import { buildSegmentPlan, encodeWindow } from '../../lib/media/hls/segment-plan';
+import { runCommand } from '../processes';
+import { median, round } from '../stats';
+import { childCpuSeconds } from './child-cpu';
+
+// What the machine physically can do with fresh assets: the CPU seconds (user + system, of the
+// ffmpeg process alone) that decoding the source costs per second of media, and what encoding each
+// rung adds on top, measured with the server's own encode arguments on an otherwise idle machine.
+// A fresh asset watched in real time at rung R costs at least decode + encode(R) CPU seconds per
+// second; the machine has `cores` of them, so at most cores ÷ (decode + encode(R)) fresh assets
+// can be kept in real time at that rung, and the most at the cheapest rung.
+
+export type RungCodingCost = {
+  rung: string;
+  /** Median CPU seconds of one segment encode (decode included) per second of media. */
+  segmentCpuPerMediaSecond: number;
+  /** The same minus the decode: what the rung itself adds. */
+  encodeCpuPerMediaSecond: number;
+  /** Median wall-clock seconds of the encode per second of media (idle machine, alone). */
+  wallPerMediaSecond: number;
+  /** cores ÷ (decode + encode): fresh assets the machine keeps in real time at this rung. */
+  assetsInRealTime: number;
+};
+
+export type CodingCosts = {
+  cores: number;
+  runs: number;
+  segmentSeconds: number;
+  decodeCpuPerMediaSecond: number;
+  rungs: RungCodingCost[];
+  /** Fresh assets kept in real time at the cheapest rung: the physical limit. */
+  limitAssets: number;
+  cheapestRung: string;
+};
+
+const FFMPEG = 'ffmpeg';
+
+/** CPU seconds of one ffmpeg run (it must succeed) and its wall-clock seconds. */
+export const ffmpegCpu = async (args: readonly string[]): Promise<{ cpuSeconds: number; wallSeconds: number }> => {
+  const before = childCpuSeconds();
+  const startedAt = performance.now();
+  const result = await runCommand(FFMPEG, args, { timeoutMs: 300_000 });
+  const wallSeconds = (performance.now() - startedAt) / 1000;
+  if (result.code !== 0) throw new Error(`ffmpeg ${args.join(' ')} failed: ${result.stderr.slice(-300)}`);
+  return { cpuSeconds: childCpuSeconds() - before, wallSeconds };
+};
+
+/** The server's segment encode, written to nowhere. */
+export const toNull = (args: string[]): string[] => [...args.slice(0, -1).filter((arg) => arg !== '-nostdin'), '-y', '/dev/null'];
+
+const medianOf = (values: number[]): number => median(values) ?? Number.NaN;
+
+export const measureCodingCosts = async ({
+  inputPath,
+  width,
+  height,
+  frameRate,
+  durationSeconds,
+  runs = 3,
+  log,
+}: {
+  inputPath: string;
+  width: number;
+  height: number;
+  frameRate: number;
+  durationSeconds: number;
+  runs?: number;
+  log: (line: string) => void;
+}): Promise<{ costs: CodingCosts; ladder: Rung[] }> => {
+  const cores = os.availableParallelism();
+  const decodes: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const { cpuSeconds } = await ffmpegCpu(['-hide_banner', '-v', 'error', '-i', inputPath, '-map', '0:v:0', '-f', 'null', '-']);
+    decodes.push(cpuSeconds / durationSeconds);
+  }
+  const decodeCpuPerMediaSecond = medianOf(decodes);
+  const ladder = buildLadder({ display: { width, height }, frameRate, encodingTier: 'smart', maxResolutionTier: '1080p' }).filter((rung) => !rung.isBackground);
+  const plan = buildSegmentPlan({ duration: durationSeconds, frameRate, constantFrameRate: true });
+  // A full-length segment from the middle of the asset, as most of a viewer's segments are.
+  const index = Math.min(plan.segments.length - 1, Math.floor(plan.segments.length / 2));
+  const window = encodeWindow(plan, index);
+  const rungs: RungCodingCost[] = [];
+  for (const rung of ladder) {
+    const cpu: number[] = [];
+    const wall: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const measured = await ffmpegCpu(toNull(buildVideoSegmentArgs({ inputPath, rung, ...window })));
+      cpu.push(measured.cpuSeconds / window.durationSeconds);
+      wall.push(measured.wallSeconds / window.durationSeconds);
+    }
+    const segmentCpuPerMediaSecond = medianOf(cpu);
+    const encodeCpuPerMediaSecond = Math.max(0, segmentCpuPerMediaSecond - decodeCpuPerMediaSecond);
+    rungs.push({
+      rung: rung.name,
+      segmentCpuPerMediaSecond: round(segmentCpuPerMediaSecond, 3),
+      encodeCpuPerMediaSecond: round(encodeCpuPerMediaSecond, 3),
+      wallPerMediaSecond: round(medianOf(wall), 3),
+      assetsInRealTime: round(cores / (decodeCpuPerMediaSecond + encodeCpuPerMediaSecond), 2),
+    });
+    log(`capacity costs: ${rung.name} ${round(segmentCpuPerMediaSecond, 3)} CPU-s per media second (decode ${round(decodeCpuPerMediaSecond, 3)})`);
+  }
+  const cheapest = rungs[0];
+  return {
+    costs: {
+      cores,
+      runs,
+      segmentSeconds: window.durationSeconds,
+      decodeCpuPerMediaSecond: round(decodeCpuPerMediaSecond, 3),
+      rungs,
+      limitAssets: cheapest?.assetsInRealTime ?? 0,
+      cheapestRung: cheapest?.rung ?? '',
+    },
+    ladder,
+  };
+};
