@@ -156,4 +156,27 @@ describe.skipIf(!redisReachable)('produceOnceAcrossNodes (Redis at 127.0.0.1:637
     finish();
     await holder;
   });
+
+  test('tryRun produces when nobody holds the lock, and answers busy at once when another node does', async () => {
+    const redis = setUp();
+    const [first, second] = [node(redis), node(redis)];
+    const stored = new Set<string>();
+    let release: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const produced = first!.tryRun('asset/540p/4', {
+      isAvailable: async () => stored.has('seg'),
+      produce: async () => {
+        await holding;
+        stored.add('seg');
+      },
+    });
+    await sleep(50);
+    const startedAt = Date.now();
+    expect(await second!.tryRun('asset/540p/4', { isAvailable: async () => stored.has('seg'), produce: async () => { stored.add('other'); } })).toBe('busy');
+    expect(Date.now() - startedAt, 'without waiting for the holder').toBeLessThan(1_000);
+    release();
+    expect(await produced).toBe('produced');
+    expect(await second!.tryRun('asset/540p/4', { isAvailable: async () => stored.has('seg'), produce: async () => { stored.add('other'); } })).toBe('available');
+    expect([...stored]).toEqual(['seg']);
+  });
 });

@@ -24,6 +24,12 @@ export type ProduceOnce = {
    * False at once when nobody produces it.
    */
   waitForOtherNode: (key: string, work: { isAvailable: () => Promise<boolean>; signal?: AbortSignal }) => Promise<boolean>;
+  /**
+   * Runs `produce` if nobody produces `key` now and its result is not available, without waiting
+   * for anyone: 'produced' once it ran, 'busy' when another node holds the lock, 'available' when
+   * the result exists. For work taken on beside other work (a rung encoded with another one).
+   */
+  tryRun: (key: string, work: { isAvailable: () => Promise<boolean>; produce: () => Promise<void> }) => Promise<'produced' | 'busy' | 'available'>;
 };
 
 /** Within one process the callers already share one production (see video-segments.ts). */
@@ -32,6 +38,11 @@ export const produceLocally: ProduceOnce = {
     if (!(await isAvailable())) await produce();
   },
   waitForOtherNode: async () => false,
+  tryRun: async (_key, { isAvailable, produce }) => {
+    if (await isAvailable()) return 'available';
+    await produce();
+    return 'produced';
+  },
 };
 
 const RENEW_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
@@ -134,6 +145,14 @@ export const produceOnceAcrossNodes = ({ config, commands, subscriber, lockMs = 
       if ((await redis.pttl(lockKey)) < 0) return false;
       await waitForHolder(lockKey, redisKey(config, 'done', key), isAvailable, signal);
       return true;
+    },
+    tryRun: async (key, { isAvailable, produce }) => {
+      if (await isAvailable()) return 'available';
+      const lockKey = redisKey(config, 'lock', key);
+      const token = randomBytes(12).toString('hex');
+      if ((await redis.set(lockKey, token, 'PX', lockMs, 'NX')) !== 'OK') return 'busy';
+      await produceHoldingLock(lockKey, redisKey(config, 'done', key), token, produce);
+      return 'produced';
     },
     run: async (key, { isAvailable, produce, signal }) => {
       const lockKey = redisKey(config, 'lock', key);

@@ -97,6 +97,55 @@ describe('runProcess', () => {
   });
 });
 
+describe('runProcess with extra output pipes', () => {
+  const collect = () => {
+    const chunks: Buffer[] = [];
+    return { onOutput: (chunk: Buffer) => void chunks.push(chunk), bytes: () => Buffer.concat(chunks) };
+  };
+
+  it('hands each callback what the child writes on fd 3, 4, …, large outputs included', async () => {
+    const [three, four] = [collect(), collect()];
+    // 1 MiB on fd 3, far more than a pipe buffers: the child blocks unless it is read as it comes.
+    const script = 'head -c 1048576 /dev/zero >&3; echo four >&4; echo out';
+    const result = await runProcess({ command: 'sh', args: ['-c', script], extraOutputs: [three.onOutput, four.onOutput], children });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('out\n');
+    expect(three.bytes().equals(Buffer.alloc(1024 * 1024))).toBe(true);
+    expect(four.bytes().toString()).toBe('four\n');
+  });
+
+  it('resolves only once every pipe has ended, not when the child exits', async () => {
+    const late = collect();
+    // The shell exits at once; a process it leaves behind writes to fd 3 later, then closes it.
+    const script = 'exec 1>&- 2>&-; (sleep 0.3; echo late >&3) & exit 0';
+    const result = await runProcess({ command: 'sh', args: ['-c', script], extraOutputs: [late.onOutput], children });
+    expect(result.exitCode).toBe(0);
+    expect(late.bytes().toString()).toBe('late\n');
+  });
+
+  it('reach a background (niced) binary too', async () => {
+    const three = collect();
+    const result = await runProcess({
+      command: 'sh',
+      args: ['-c', 'printf three >&3'],
+      background: true,
+      extraOutputs: [three.onOutput],
+      children,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(three.bytes().toString()).toBe('three');
+  });
+
+  it('abort still kills the child, with an extra pipe open', async () => {
+    const controller = new AbortController();
+    const running = runProcess({ command: 'sh', args: ['-c', 'echo started >&3; sleep 30'], signal: controller.signal, extraOutputs: [() => controller.abort()], children });
+    const result = await running;
+    expect(result.aborted).toBe(true);
+    expect(result.signal).toBe('SIGKILL');
+    expect(activeProcessCount()).toBe(0);
+  });
+});
+
 describe('runProcess with background', () => {
   it('starts the binary at nice 19 in a nice-19 session: its first instruction already runs there', async () => {
     // The child reports its own priority before doing anything else, so a renice after spawn

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { killProcessGroup, type ChildProcessSet } from './child-process-set';
 
 export type RunProcessOptions = {
@@ -13,6 +14,11 @@ export type RunProcessOptions = {
   background?: boolean;
   /** Receives stdout as it arrives (binary output such as media on a pipe) instead of collecting it. */
   onStdout?: (chunk: Buffer) => void;
+  /**
+   * More output pipes: entry k receives what the child writes on file descriptor 3 + k (e.g.
+   * ffmpeg's `pipe:3`), as it arrives. The result waits for every one of them to end.
+   */
+  extraOutputs?: ReadonlyArray<(chunk: Buffer) => void>;
   /**
    * The node's live children, which shutdown kills: the child is in the set while it runs. One set
    * per node (its runtime's), not per module: route handlers (bundled by Next.js) and the worker
@@ -75,7 +81,7 @@ export class TailBuffer {
  * output); rejects only when the binary cannot be started at all.
  */
 export function runProcess(options: RunProcessOptions): Promise<RunProcessResult> {
-  const { command, args, signal, timeoutMs, onSpawn, onStdout, background, children } = options;
+  const { command, args, signal, timeoutMs, onSpawn, onStdout, background, children, extraOutputs = [] } = options;
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
 
   if (signal?.aborted) {
@@ -91,7 +97,9 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
     let timer: NodeJS.Timeout | undefined;
 
     const [file, argv] = background ? backgroundLaunch(command, args) : [command, [...args]];
-    const child = spawn(file, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Node waits for every pipe to close, the extra ones included, before it emits 'close'.
+    const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', ...extraOutputs.map(() => 'pipe' as const)];
+    const child = spawn(file, argv, { detached: true, stdio });
 
     const onAbort = (): void => {
       aborted = true;
@@ -127,6 +135,10 @@ export function runProcess(options: RunProcessOptions): Promise<RunProcessResult
 
     child.stdout?.on('data', (chunk: Buffer) => (onStdout ? onStdout(chunk) : stdout.push(chunk)));
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    extraOutputs.forEach((onOutput, index) => {
+      const stream = child.stdio[3 + index] as Readable | null | undefined;
+      stream?.on('data', (chunk: Buffer) => onOutput(chunk));
+    });
 
     child.once('close', (exitCode, exitSignal) => {
       if (!spawned) return;

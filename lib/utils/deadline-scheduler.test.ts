@@ -353,4 +353,59 @@ describe('DeadlineScheduler', () => {
     expect(() => new DeadlineScheduler({ slots: 1.5 })).toThrow(RangeError);
     expect(() => new DeadlineScheduler({ slots: 1 }).submit({ kind: 'x', workClass: 'deadline', deadline: Number.NaN, run: async () => 1 })).toThrow(RangeError);
   });
+
+  describe('work done by another attempt (joinRunning)', () => {
+    it('leaves the queue, holds no slot, and ends as the taker says', async () => {
+      const scheduler = new DeadlineScheduler<Kind>({ slots: 1 });
+      const leader = controllable();
+      const first = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: leader.run });
+      const rider = scheduler.submit({ kind: 'prefetch', workClass: 'speculative', run: async () => 'own run' });
+      await settle();
+      expect(rider.state()).toBe('queued');
+      const handle = rider.joinRunning();
+      expect(handle).not.toBeNull();
+      expect(rider.state()).toBe('running');
+      expect(scheduler.queued()).toBe(0);
+      expect(rider.joinRunning(), 'only queued work can be taken over').toBeNull();
+      // It holds no slot: other work queues behind the leader alone.
+      const third = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: async () => 'third' });
+      await settle();
+      expect(third.state()).toBe('queued');
+      handle?.finish('made by the leader');
+      await expect(rider.done).resolves.toBe('made by the leader');
+      leader.finish();
+      await first.done;
+      await expect(third.done).resolves.toBe('third');
+    });
+
+    it('given back, it is queued again and runs on its own', async () => {
+      const scheduler = new DeadlineScheduler<Kind>({ slots: 1 });
+      const leader = controllable();
+      const first = scheduler.submit({ kind: 'onDemand', workClass: 'deadline', run: leader.run });
+      const rider = scheduler.submit({ kind: 'prefetch', workClass: 'speculative', run: async () => 'own run' });
+      await settle();
+      const handle = rider.joinRunning();
+      handle?.giveBack();
+      expect(rider.state()).toBe('queued');
+      leader.finish();
+      await first.done;
+      await expect(rider.done).resolves.toBe('own run');
+    });
+
+    it('cancelled while taken over, it ends at once; the taker\'s later word changes nothing', async () => {
+      const finished: Array<FinishedWork<Kind>> = [];
+      const observed = new DeadlineScheduler<Kind>({ slots: 1, onFinish: (work) => finished.push(work) });
+      const leader = controllable();
+      observed.submit({ kind: 'onDemand', workClass: 'deadline', run: leader.run });
+      const rider = observed.submit({ kind: 'prefetch', workClass: 'speculative', run: async () => 'own run' });
+      await settle();
+      const handle = rider.joinRunning();
+      rider.cancel(new Error('the viewer left'));
+      await expect(rider.done).rejects.toThrow('the viewer left');
+      handle?.finish('too late');
+      expect(finished.filter((work) => work.kind === 'prefetch').map((work) => work.outcome)).toEqual(['cancelled']);
+      expect(observed.running()).toBe(1);
+      leader.finish();
+    });
+  });
 });

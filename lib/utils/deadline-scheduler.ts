@@ -80,6 +80,22 @@ export type ScheduledWork<T, K extends string = string> = {
   hasten: (workClass: WorkClass, deadline: number, kind?: K) => void;
   /** Removes queued work or aborts running work; `done` rejects with `reason`. */
   cancel: (reason: Error) => void;
+  /**
+   * Hands queued work to an attempt of other work that will do it too (work done together: one
+   * ffmpeg run decoding a source once for several outputs). It leaves the queue, counts as running
+   * and holds no slot; the caller ends it with the handle. Null when it is not queued.
+   */
+  joinRunning: () => JoinedWork<T> | null;
+};
+
+/** Queued work taken over by another attempt (see ScheduledWork.joinRunning). */
+export type JoinedWork<T> = {
+  /** Done: `done` resolves with `value`. */
+  finish: (value: T) => void;
+  /** Failed: `done` rejects with `error`. */
+  fail: (error: unknown) => void;
+  /** Not done after all (the other attempt was preempted or stopped first): back in the queue. */
+  giveBack: () => void;
 };
 
 type Job<K extends string, S> = {
@@ -103,6 +119,8 @@ type Job<K extends string, S> = {
   attemptBackground: boolean;
   // Set when this scheduler aborted the running attempt to run it again later.
   requeueAfterAbort: boolean;
+  // Done by another work's attempt (joinRunning): nothing of its own to abort.
+  joined: boolean;
   preemptions: number;
   cancelReason: Error | null;
   resolve: (value: unknown) => void;
@@ -167,6 +185,7 @@ export class DeadlineScheduler<K extends string, S = undefined> {
       attempt: null,
       attemptBackground: false,
       requeueAfterAbort: false,
+      joined: false,
       preemptions: 0,
       cancelReason: null,
       resolve,
@@ -181,6 +200,7 @@ export class DeadlineScheduler<K extends string, S = undefined> {
       deadline: () => job.deadline,
       hasten: (workClass, newDeadline, kind) => this.hasten(job, workClass, newDeadline, kind),
       cancel: (reason) => this.cancel(job, reason),
+      joinRunning: () => this.joinRunning(job) as JoinedWork<T> | null,
     };
   }
 
@@ -309,9 +329,53 @@ export class DeadlineScheduler<K extends string, S = undefined> {
     this.pump();
   }
 
+  private joinRunning(job: Job<K, S>): JoinedWork<unknown> | null {
+    if (job.state !== 'queued') return null;
+    this.dequeue(job);
+    job.state = 'running';
+    job.joined = true;
+    job.outsideSlots = true;
+    job.startedAt = this.now();
+    this.runningJobs.add(job);
+    const end = (ended: () => void) => {
+      if (job.state !== 'running' || !job.joined) return;
+      this.runningJobs.delete(job);
+      job.joined = false;
+      ended();
+      this.pump();
+    };
+    return {
+      finish: (value) =>
+        end(() => {
+          this.finish(job, true);
+          job.resolve(value);
+        }),
+      fail: (error) =>
+        end(() => {
+          this.finish(job, false);
+          job.reject(error);
+        }),
+      giveBack: () =>
+        end(() => {
+          job.state = 'queued';
+          job.outsideSlots = false;
+          this.enqueue(job);
+        }),
+    };
+  }
+
   private cancel(job: Job<K, S>, reason: Error): void {
     if (job.state === 'finished' || job.cancelReason) return;
     job.cancelReason = reason;
+    // Another attempt is doing it: whatever that one makes of it, nobody waits for it any more.
+    if (job.joined) {
+      this.runningJobs.delete(job);
+      job.joined = false;
+      this.finish(job, false);
+      job.reject(reason);
+      this.pump();
+      return;
+    }
     if (job.state === 'queued') {
       this.dequeue(job);
       this.finish(job, false);

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { buildAudioTrackArgs, buildInitSegmentArgs, buildVideoSegmentArgs } from './encode-args';
+import {
+  buildAudioTrackArgs,
+  buildInitSegmentArgs,
+  buildMultiRungSegmentArgs,
+  buildVideoSegmentArgs,
+  MULTI_RUNG_FIRST_FD,
+  multiRungOutputFd,
+} from './encode-args';
 import { overlaySettingsSchema } from '../../schemas/overlay-settings';
 import { buildLadder } from './ladder';
 
@@ -162,5 +169,95 @@ describe('with watermarks', () => {
     const init = buildInitSegmentArgs({ inputPath: '/data/source', rung: rung!, overlays });
     expect(init).toContain('/data/overlays/0.png');
     expect(valueAfter(init, '-filter_complex')).toContain('overlay=x=1152:y=656');
+  });
+});
+
+describe('buildMultiRungSegmentArgs', () => {
+  const ladder = buildLadder({ display: { width: 1920, height: 1080 }, frameRate: 30, encodingTier: 'smart', maxResolutionTier: '1080p' });
+  const [low, , middle, high] = ladder;
+  const window = { seekSeconds: 3.983333, durationSeconds: 4, keyframeLookaheadSeconds: 0.025 };
+  const outputs = [{ rung: low! }, { rung: middle! }, { rung: high! }];
+  const args = buildMultiRungSegmentArgs({ inputPath: '/data/source', outputs, ...window });
+  // The output options of each output: from the end of the previous target (or the graph) to its own.
+  const targets = args.flatMap((arg, index) => (arg.startsWith('pipe:') ? [index] : []));
+  const outputArgs = targets.map((end, k) => args.slice(k === 0 ? args.indexOf('-filter_complex') + 2 : targets[k - 1]! + 1, end + 1));
+
+  test('output k goes to file descriptor 3 + k', () => {
+    expect(MULTI_RUNG_FIRST_FD).toBe(3);
+    expect([0, 1, 2].map(multiRungOutputFd)).toEqual([3, 4, 5]);
+    expect(targets.map((index) => args[index])).toEqual(['pipe:3', 'pipe:4', 'pipe:5']);
+    expect(args.at(-1)).toBe('pipe:5');
+  });
+
+  test('one input, seeked as the single-rung encode seeks it', () => {
+    const inputs = args.flatMap((arg, index) => (arg === '-i' ? [args[index + 1]] : []));
+    expect(inputs).toEqual(['/data/source']);
+    const single = buildVideoSegmentArgs({ inputPath: '/data/source', rung: low!, ...window });
+    expect(args.slice(0, args.indexOf('-i') + 2)).toEqual(single.slice(0, single.indexOf('-i') + 2));
+  });
+
+  test('trimmed once, split once, then scaled per rung; each output maps its own copy', () => {
+    expect(args.filter((arg) => arg === '-filter_complex')).toHaveLength(1);
+    expect(valueAfter(args, '-filter_complex')!.split(';')).toEqual([
+      '[0:v:0]trim=start=-0.025000:end=3.975000,setpts=PTS-STARTPTS,split=3[copy0][copy1][copy2]',
+      '[copy0]scale=480:270:flags=bicubic,format=yuv420p[rung0]',
+      '[copy1]scale=960:540:flags=bicubic,format=yuv420p[rung1]',
+      '[copy2]scale=1280:720:flags=bicubic,format=yuv420p[rung2]',
+    ]);
+    expect(outputArgs.map((output) => valueAfter(output, '-map'))).toEqual(['[rung0]', '[rung1]', '[rung2]']);
+    expect(args).not.toContain('-vf');
+  });
+
+  test("each output has exactly the single-rung encode's output options, its preset included", () => {
+    const custom = buildMultiRungSegmentArgs({ inputPath: 'x', outputs: [{ rung: low! }, { rung: high!, preset: 'ultrafast' }], seekSeconds: 0, durationSeconds: 2 });
+    const customEnd = custom.indexOf('pipe:3');
+    const second = custom.slice(customEnd + 1);
+    const single = buildVideoSegmentArgs({ inputPath: 'x', rung: high!, preset: 'ultrafast', seekSeconds: 0, durationSeconds: 2 });
+    const singleOutput = single.slice(single.indexOf('-t'));
+    const withoutVideo = (options: string[]) => {
+      const map = options.indexOf('-map');
+      const rest = [...options.slice(0, map), ...options.slice(options.indexOf('-c:v'))];
+      return rest.slice(0, -1); // the target
+    };
+    expect(withoutVideo(second)).toEqual(withoutVideo(singleOutput));
+    expect(valueAfter(second, '-preset')).toBe('ultrafast');
+    expect(valueAfter(custom.slice(0, customEnd), '-preset')).toBe('veryfast');
+    outputArgs.forEach((output, k) => {
+      const rung = outputs[k]!.rung;
+      const own = buildVideoSegmentArgs({ inputPath: '/data/source', rung, ...window });
+      expect(withoutVideo(output)).toEqual(withoutVideo(own.slice(own.indexOf('-t'))));
+    });
+  });
+
+  test('watermark images are inputs after the video, numbered in output order, with labels of their own per rung', () => {
+    const mark = (name: string) => ({ path: `/data/overlays/${name}.png`, width: 400, height: 200, settings: overlaySettingsSchema.parse({ vertical_align: 'bottom', width: '10%' }) });
+    const marked = buildMultiRungSegmentArgs({
+      inputPath: '/data/source',
+      outputs: [{ rung: low!, overlays: [mark('a')] }, { rung: middle! }, { rung: high!, overlays: [mark('b'), mark('c')] }],
+      seekSeconds: 0,
+      durationSeconds: 2,
+    });
+    const inputs = marked.flatMap((arg, index) => (arg === '-i' ? [marked[index + 1]] : []));
+    expect(inputs).toEqual(['/data/source', '/data/overlays/a.png', '/data/overlays/b.png', '/data/overlays/c.png']);
+    expect(marked.lastIndexOf('-i')).toBeLessThan(marked.indexOf('-filter_complex'));
+    expect(valueAfter(marked, '-filter_complex')!.split(';')).toEqual([
+      '[0:v:0]trim=end=2.000000,split=3[copy0][copy1][copy2]',
+      '[copy0]scale=480:270:flags=bicubic,format=yuv420p[r0base]',
+      '[1:v:0]format=rgba,scale=48:24:flags=bicubic[r0wm0]',
+      '[r0base][r0wm0]overlay=x=0:y=246:eof_action=repeat[r0wm0on]',
+      '[r0wm0on]format=yuv420p[rung0]',
+      '[copy1]scale=960:540:flags=bicubic,format=yuv420p[rung1]',
+      '[copy2]scale=1280:720:flags=bicubic,format=yuv420p[r2base]',
+      '[2:v:0]format=rgba,scale=128:64:flags=bicubic[r2wm0]',
+      '[r2base][r2wm0]overlay=x=0:y=656:eof_action=repeat[r2wm0on]',
+      '[3:v:0]format=rgba,scale=128:64:flags=bicubic[r2wm1]',
+      '[r2wm0on][r2wm1]overlay=x=0:y=656:eof_action=repeat[r2wm1on]',
+      '[r2wm1on]format=yuv420p[rung2]',
+    ]);
+  });
+
+  test('the first segment does not seek; no outputs is an error', () => {
+    expect(buildMultiRungSegmentArgs({ inputPath: 'x', outputs, seekSeconds: 0, durationSeconds: 2, keyframeLookaheadSeconds: 0.025 })).not.toContain('-ss');
+    expect(() => buildMultiRungSegmentArgs({ inputPath: 'x', outputs: [], seekSeconds: 0, durationSeconds: 2 })).toThrow(RangeError);
   });
 });

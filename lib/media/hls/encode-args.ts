@@ -1,5 +1,5 @@
 import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE, type AudioOutputChannels } from './audio-plan';
-import { buildVideoFilterArgs, type OverlayImage } from '../overlay/overlay-filter';
+import { buildVideoFilterArgs, buildVideoFilterGraph, type OverlayImage } from '../overlay/overlay-filter';
 import type { Rung } from './ladder';
 
 // ffmpeg arguments as data, so they can be read and tested without running ffmpeg.
@@ -30,58 +30,53 @@ export const presetForRung = (rung: Rung): string =>
 export const X264_THREADS = 2;
 export const X264_PARAMS = 'sliced-threads=1';
 
-// One video segment of one rung, written to stdout as fragmented MP4 (init + fragments). Decode
-// times start at zero; the caller moves them to the segment's place on the timeline.
-export const buildVideoSegmentArgs = ({
-  inputPath,
-  rung,
-  seekSeconds,
-  durationSeconds,
-  keyframeLookaheadSeconds = 0,
-  preset = presetForRung(rung),
-  overlays = [],
-}: {
-  inputPath: string;
-  rung: Rung;
+type SegmentWindow = {
   seekSeconds: number;
   durationSeconds: number;
   // See encodeWindow: the input seek goes this far past the cut, and the trim filter (not the
   // seek) drops the frames before it.
   keyframeLookaheadSeconds?: number;
-  preset?: string;
-  /** Watermarks burned into the picture, laid out for the rung's size (see overlay-layout.ts). */
-  overlays?: readonly OverlayImage[];
+};
+
+// The source window of a segment: the input options (before its `-i`) and the trim filter.
+const windowArgs = ({ seekSeconds, durationSeconds, keyframeLookaheadSeconds = 0 }: SegmentWindow) => {
+  const lookahead = seekSeconds > 0 ? keyframeLookaheadSeconds : 0;
+  // Without a lookahead, ffmpeg's accurate seek drops what precedes the cut and starts the
+  // timestamps there. With one, timestamps start at the seek point, so the cut is at −lookahead
+  // and the kept frames are moved back to start at zero.
+  const trim =
+    lookahead > 0
+      ? `trim=start=${(-lookahead).toFixed(6)}:end=${(durationSeconds - lookahead).toFixed(6)},setpts=PTS-STARTPTS`
+      : `trim=end=${durationSeconds.toFixed(6)}`;
+  return {
+    inputOptions: [...(lookahead > 0 ? ['-noaccurate_seek'] : []), ...(seekSeconds > 0 ? ['-ss', (seekSeconds + lookahead).toFixed(6)] : [])],
+    trim,
+  };
+};
+
+const scaleTo = (rung: Rung): string => `scale=${rung.width}:${rung.height}:flags=bicubic`;
+
+// The output options of one rung's segment, up to and including its target: the options of
+// `video` (the filter and/or `-map` giving the rung's picture) sit among them.
+const videoSegmentOutputArgs = ({
+  rung,
+  durationSeconds,
+  preset,
+  video,
+  target,
+}: {
+  rung: Rung;
+  durationSeconds: number;
+  preset: string;
+  video: readonly string[];
+  target: string;
 }): string[] => {
   const frameRate = rung.frameRate ?? 30;
   const gop = Math.max(1, Math.round(frameRate * KEYFRAME_INTERVAL_SECONDS));
   // `-t` alone decides on a frame's end time, which drops the last frame of some windows; the
   // trim filter cuts exactly on start times, and a slightly longer `-t` just stops reading.
   const readLimit = durationSeconds + 2 / frameRate;
-  const lookahead = seekSeconds > 0 ? keyframeLookaheadSeconds : 0;
-  // Without a lookahead, ffmpeg's accurate seek drops what precedes the cut and starts the
-  // timestamps there. With one, timestamps start at the seek point, so the cut is at −lookahead
-  // and the kept frames are moved back to start at zero.
-  const window =
-    lookahead > 0
-      ? `trim=start=${(-lookahead).toFixed(6)}:end=${(durationSeconds - lookahead).toFixed(6)},setpts=PTS-STARTPTS`
-      : `trim=end=${durationSeconds.toFixed(6)}`;
-  const video = buildVideoFilterArgs({
-    filters: `${window},scale=${rung.width}:${rung.height}:flags=bicubic`,
-    pixelFormat: 'yuv420p',
-    frame: rung,
-    overlays,
-  });
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    ...(lookahead > 0 ? ['-noaccurate_seek'] : []),
-    ...(seekSeconds > 0 ? ['-ss', (seekSeconds + lookahead).toFixed(6)] : []),
-    '-i',
-    inputPath,
-    // Watermark images: inputs, so before the output options.
-    ...video.inputs,
     '-t',
     readLimit.toFixed(6),
     '-an',
@@ -95,7 +90,7 @@ export const buildVideoSegmentArgs = ({
     // frames are not on that grid (millisecond WebM timestamps at 23.976 fps, VFR phone video).
     '-enc_time_base:v',
     `1/${VIDEO_TIMESCALE}`,
-    ...video.filter,
+    ...video,
     '-c:v',
     'libx264',
     '-preset',
@@ -134,7 +129,105 @@ export const buildVideoSegmentArgs = ({
     'mp4',
     '-movflags',
     '+frag_keyframe+empty_moov+default_base_moof',
-    'pipe:1',
+    target,
+  ];
+};
+
+// One video segment of one rung, written to stdout as fragmented MP4 (init + fragments). Decode
+// times start at zero; the caller moves them to the segment's place on the timeline.
+export const buildVideoSegmentArgs = ({
+  inputPath,
+  rung,
+  seekSeconds,
+  durationSeconds,
+  keyframeLookaheadSeconds = 0,
+  preset = presetForRung(rung),
+  overlays = [],
+}: SegmentWindow & {
+  inputPath: string;
+  rung: Rung;
+  preset?: string;
+  /** Watermarks burned into the picture, laid out for the rung's size (see overlay-layout.ts). */
+  overlays?: readonly OverlayImage[];
+}): string[] => {
+  const window = windowArgs({ seekSeconds, durationSeconds, keyframeLookaheadSeconds });
+  const video = buildVideoFilterArgs({
+    filters: `${window.trim},${scaleTo(rung)}`,
+    pixelFormat: 'yuv420p',
+    frame: rung,
+    overlays,
+  });
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    ...window.inputOptions,
+    '-i',
+    inputPath,
+    // Watermark images: inputs, so before the output options.
+    ...video.inputs,
+    ...videoSegmentOutputArgs({ rung, durationSeconds, preset, video: video.filter, target: 'pipe:1' }),
+  ];
+};
+
+/** One rung of a multi-rung encode: its watermarks (laid out for its size) and x264 preset. */
+export type SegmentOutput = { rung: Rung; overlays?: readonly OverlayImage[]; preset?: string };
+
+// Output k of a multi-rung encode goes to this file descriptor (0–2 are stdin, stdout, stderr).
+export const MULTI_RUNG_FIRST_FD = 3;
+export const multiRungOutputFd = (index: number): number => MULTI_RUNG_FIRST_FD + index;
+
+// The same segment of several rungs from one ffmpeg: the source window is read and decoded once,
+// trimmed once, then split, and each copy is scaled (and watermarked) and encoded as
+// buildVideoSegmentArgs does it, written to file descriptor multiRungOutputFd(k) for output k
+// (the spawner opens pipes there). Each output's bytes are those buildVideoSegmentArgs writes for
+// that rung (checked by a test): the per-output options are the same list, the graph gives the
+// same frames, and the encoder and muxer of one output know nothing of the others.
+export const buildMultiRungSegmentArgs = ({
+  inputPath,
+  outputs,
+  seekSeconds,
+  durationSeconds,
+  keyframeLookaheadSeconds = 0,
+}: SegmentWindow & {
+  inputPath: string;
+  outputs: ReadonlyArray<SegmentOutput>;
+}): string[] => {
+  if (outputs.length === 0) throw new RangeError('a multi-rung encode needs at least one output');
+  const window = windowArgs({ seekSeconds, durationSeconds, keyframeLookaheadSeconds });
+  const copies = outputs.map((_, index) => `[copy${index}]`).join('');
+  const chains = [`[0:v:0]${window.trim},split=${outputs.length}${copies}`];
+  const imageInputs: string[] = [];
+  // Input 0 is the video; each output's watermark images follow, in output order.
+  let nextInput = 1;
+  outputs.forEach(({ rung, overlays = [] }, index) => {
+    const graph = buildVideoFilterGraph({
+      filters: scaleTo(rung),
+      pixelFormat: 'yuv420p',
+      frame: rung,
+      overlays,
+      placement: { input: `copy${index}`, firstImageInput: nextInput, output: `rung${index}`, labelPrefix: `r${index}` },
+    });
+    chains.push(...graph.chains);
+    imageInputs.push(...graph.inputs);
+    nextInput += overlays.length;
+  });
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-v',
+    'error',
+    ...window.inputOptions,
+    '-i',
+    inputPath,
+    // Watermark images: inputs, so before the output options.
+    ...imageInputs,
+    '-filter_complex',
+    chains.join(';'),
+    ...outputs.flatMap(({ rung, preset = presetForRung(rung) }, index) =>
+      videoSegmentOutputArgs({ rung, durationSeconds, preset, video: ['-map', `[rung${index}]`], target: `pipe:${multiRungOutputFd(index)}` }),
+    ),
   ];
 };
 

@@ -18,6 +18,64 @@ export type VideoFilterArgs = {
 
 const decimal = (value: number): string => String(Math.round(value * 10_000) / 10_000);
 
+/** Where a video's chains sit in a larger filter graph (several videos encoded by one ffmpeg). */
+export type FilterGraphPlacement = {
+  /** The label of the video the chains start from: `0:v:0`, or a pad another chain outputs. */
+  input: string;
+  /** The input index (`-i` position) of the first watermark image; the others follow it. */
+  firstImageInput: number;
+  /** The label of the video the chains end with. */
+  output: string;
+  /** Prefixes the chains' inner labels, so that several such chains can share one graph. */
+  labelPrefix: string;
+};
+
+/** The filter graph of a video, as chains to join with `;`, and its watermark image inputs. */
+export type VideoFilterGraph = { inputs: string[]; chains: string[] };
+
+const DEFAULT_PLACEMENT: FilterGraphPlacement = { input: '0:v:0', firstImageInput: 1, output: 'out', labelPrefix: '' };
+
+/**
+ * The chains of buildVideoFilterArgs's graph, placed in a larger graph: from `placement.input`
+ * through `filters`, the watermarks (images read from inputs `firstImageInput`, …), `pixelFormat`
+ * and `after`, to `placement.output`. Without watermarks, the one chain of the `-vf` form.
+ * An `after` graph with labels of its own cannot be placed twice in one graph.
+ */
+export const buildVideoFilterGraph = ({
+  filters,
+  pixelFormat,
+  after,
+  frame,
+  overlays,
+  placement = DEFAULT_PLACEMENT,
+}: {
+  filters: string;
+  pixelFormat?: string;
+  after?: string;
+  frame: Size;
+  overlays: readonly OverlayImage[];
+  placement?: FilterGraphPlacement;
+}): VideoFilterGraph => {
+  const { input, firstImageInput, output, labelPrefix: prefix } = placement;
+  const format = pixelFormat ? `format=${pixelFormat}` : undefined;
+  if (overlays.length === 0) {
+    return { inputs: [], chains: [`[${input}]${[filters, format, after].filter(Boolean).join(',')}[${output}]`] };
+  }
+  const chains = [`[${input}]${[filters, format].filter(Boolean).join(',')}[${prefix}base]`];
+  let below = `${prefix}base`;
+  overlays.forEach((overlay, index) => {
+    const rect = layoutOverlay({ frame, image: overlay, settings: overlay.settings });
+    const opacity = overlay.settings.opacity ?? 1;
+    const fade = opacity < 1 ? `,colorchannelmixer=aa=${decimal(opacity)}` : '';
+    const image = `${prefix}wm${index}`;
+    chains.push(`[${firstImageInput + index}:v:0]format=rgba,scale=${rect.width}:${rect.height}:flags=bicubic${fade}[${image}]`);
+    chains.push(`[${below}][${image}]overlay=x=${rect.x}:y=${rect.y}:eof_action=repeat[${image}on]`);
+    below = `${image}on`;
+  });
+  chains.push(`[${below}]${[format, after].filter(Boolean).join(',') || 'null'}[${output}]`);
+  return { inputs: overlays.flatMap((overlay) => ['-i', overlay.path]), chains };
+};
+
 /**
  * The video filter chain `filters` (on input 0's first video stream) for a picture of `frame`,
  * then the watermarks, then `pixelFormat` and the `after` chain (which may be a graph: its last
@@ -36,23 +94,10 @@ export const buildVideoFilterArgs = ({
   frame: Size;
   overlays: readonly OverlayImage[];
 }): VideoFilterArgs => {
-  const format = pixelFormat ? `format=${pixelFormat}` : undefined;
   if (overlays.length === 0) {
+    const format = pixelFormat ? `format=${pixelFormat}` : undefined;
     return { inputs: [], filter: ['-map', '0:v:0', '-vf', [filters, format, after].filter(Boolean).join(',')] };
   }
-  const graph = [`[0:v:0]${[filters, format].filter(Boolean).join(',')}[base]`];
-  let below = 'base';
-  overlays.forEach((overlay, index) => {
-    const rect = layoutOverlay({ frame, image: overlay, settings: overlay.settings });
-    const opacity = overlay.settings.opacity ?? 1;
-    const fade = opacity < 1 ? `,colorchannelmixer=aa=${decimal(opacity)}` : '';
-    graph.push(`[${index + 1}:v:0]format=rgba,scale=${rect.width}:${rect.height}:flags=bicubic${fade}[wm${index}]`);
-    graph.push(`[${below}][wm${index}]overlay=x=${rect.x}:y=${rect.y}:eof_action=repeat[wm${index}on]`);
-    below = `wm${index}on`;
-  });
-  graph.push(`[${below}]${[format, after].filter(Boolean).join(',') || 'null'}[out]`);
-  return {
-    inputs: overlays.flatMap((overlay) => ['-i', overlay.path]),
-    filter: ['-filter_complex', graph.join(';'), '-map', '[out]'],
-  };
+  const { inputs, chains } = buildVideoFilterGraph({ filters, pixelFormat, after, frame, overlays });
+  return { inputs, filter: ['-filter_complex', chains.join(';'), '-map', `[${DEFAULT_PLACEMENT.output}]`] };
 };

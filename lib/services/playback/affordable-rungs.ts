@@ -1,4 +1,5 @@
 import type { Rung } from '../../media/hls/ladder';
+import { encodeCostPerMediaSecond } from './encode-costs';
 import { canMeetDeadline } from './encoding-load';
 import type { PlaybackPlan } from './playback-plan';
 import { encodeDemand, encodeKey, encoderScheduler, inFlightEncodes } from './runtime';
@@ -81,8 +82,24 @@ export const shouldSteerToCheaperRung = ({
  * asset means they came from prefetches; one that then asks for a dearer rung nobody else watches
  * takes the encoders past what they can keep up with, and every admitted viewer pays in stalls.
  */
-export const climbDoesNotFit = ({ assetId, plan, rung, from, now }: { assetId: string; plan: PlaybackPlan; rung: Rung; from: string; now: number }): boolean => {
+export const climbDoesNotFit = ({
+  streamId,
+  assetId,
+  plan,
+  rung,
+  from,
+  now,
+}: {
+  streamId: string;
+  assetId: string;
+  plan: PlaybackPlan;
+  rung: Rung;
+  from: string;
+  now: number;
+}): boolean => {
   const previous = plan.rungs.find((candidate) => candidate.name === from);
   if (!previous || pixels(previous) >= pixels(rung)) return false;
-  return !encodeDemand().fits(assetId, rung.name, now);
+  // Before anything is measured there is no evidence to refuse on.
+  if (encodeCostPerMediaSecond(rung.name) === null) return false;
+  return !encodeDemand().fitsMove(streamId, assetId, rung.name, now);
 };

@@ -26,14 +26,15 @@ describe('EncodeDemand', () => {
     expect(demand.demand(T0)).toBeCloseTo(0.5);
   });
 
-  test('an admitted viewer stays admitted when it changes rungs, and its new rung is counted', () => {
+  test('an admitted viewer stays admitted when it changes rungs; its new rung is counted instead of the old', () => {
     const demand = make();
     expect(demand.admit('a', 'asset1', '540p', T0)).toBe(true);
     expect(demand.admit('b', 'asset2', '540p', T0)).toBe(true);
     expect(demand.admit('c', 'asset3', '540p', T0)).toBe(true);
+    expect(demand.admit('d', 'asset4', '540p', T0), '2.0 would pass the 1.7 promised').toBe(false);
     expect(demand.admit('a', 'asset1', '270p', T0 + 1)).toBe(true);
-    expect(demand.demand(T0 + 1)).toBeCloseTo(1.65);
-    expect(demand.admit('d', 'asset4', '270p', T0 + 1)).toBe(false);
+    expect(demand.demand(T0 + 1)).toBeCloseTo(1.15);
+    expect(demand.admit('d', 'asset4', '540p', T0 + 1), 'a moving down made room').toBe(true);
   });
 
   test('a rung nobody encodes for stops counting after the hold; a waiting viewer is then admitted', () => {
@@ -80,5 +81,18 @@ describe('EncodeDemand', () => {
     demand.forget('s');
     expect(demand.isAdmitted('s')).toBe(false);
     expect(demand.admittedCount()).toBe(0);
+  });
+
+  test('a viewer moving rungs stops holding the rung it left, unless another viewer holds it', () => {
+    // One slot: 0.85 s of encoding per second can be promised; 270p costs 0.15, 540p 0.5.
+    const demand = new EncodeDemand({ capacity: () => 1, costOf: (rung) => COSTS[rung] ?? null });
+    for (const [viewer, asset] of [['a', 'asset1'], ['b', 'asset2'], ['c', 'asset3']] as const) demand.admit(viewer, asset, '270p', T0);
+    expect(demand.fits('asset1', '540p', T0), 'beside its 270p, 540p does not fit').toBe(false);
+    expect(demand.fitsMove('a', 'asset1', '540p', T0), 'instead of it, it does').toBe(true);
+    demand.admit('a', 'asset1', '540p', T0);
+    expect(demand.demand(T0)).toBeCloseTo(0.5 + 0.15 + 0.15, 10);
+    // A second viewer of asset2 on its 270p: b moving up leaves a rung still held.
+    demand.admit('d', 'asset2', '270p', T0);
+    expect(demand.fitsMove('b', 'asset2', '540p', T0)).toBe(false);
   });
 });

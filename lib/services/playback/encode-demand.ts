@@ -14,11 +14,15 @@ export const ADMISSION_UTILISATION = 0.85;
 // Longer than the longest segment (4 s) plus the slack of a player that keeps ~10 s buffered.
 export const DEMAND_HOLD_MS = 12_000;
 
-type Pair = { rung: string; until: number };
+// `holders`: the admitted streams on it now; `reserved`: a player was told to start on it (no
+// stream yet). A pair its last holder left (a rung switch) and nobody reserved stops counting then.
+type Pair = { rung: string; until: number; holders: Set<string>; reserved: boolean };
 
 export class EncodeDemand {
   private readonly pairs = new Map<string, Pair>();
   private readonly admitted = new Map<string, number>();
+  // Which pair each admitted stream holds.
+  private readonly heldBy = new Map<string, string>();
 
   constructor(
     private readonly options: {
@@ -55,6 +59,21 @@ export class EncodeDemand {
     return this.demand(now) + cost <= this.options.capacity() * ADMISSION_UTILISATION;
   }
 
+  /**
+   * Whether the stream moving to `rung` of `assetId` fits: as fits, without the pair it leaves
+   * when it is the only one holding it (one viewer is not charged for two rungs).
+   */
+  fitsMove(streamId: string, assetId: string, rung: string, now: number): boolean {
+    const pair = this.pairs.get(pairKey(assetId, rung));
+    if (pair && pair.until > now) return true;
+    const cost = this.options.costOf(rung);
+    if (cost === null) return !this.promisedAny(now);
+    const leaving = this.pairs.get(this.heldBy.get(streamId) ?? '');
+    const soleHolder = leaving !== undefined && leaving.until > now && !leaving.reserved && leaving.holders.size === 1 && leaving.holders.has(streamId);
+    const freed = soleHolder ? (this.options.costOf(leaving.rung) ?? 0) : 0;
+    return this.demand(now) - freed + cost <= this.options.capacity() * ADMISSION_UTILISATION;
+  }
+
   /** A player was told to start on this rung: count it until its own requests take over. */
   reserve(assetId: string, rung: string, now: number): void {
     this.hold(assetId, rung, now);
@@ -70,7 +89,7 @@ export class EncodeDemand {
   admit(streamId: string, assetId: string, rung: string, now: number): boolean {
     if (!this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now)) return false;
     this.admitted.set(streamId, now);
-    this.hold(assetId, rung, now);
+    this.hold(assetId, rung, now, streamId);
     return true;
   }
 
@@ -87,6 +106,7 @@ export class EncodeDemand {
   /** The stream went away. */
   forget(streamId: string): void {
     this.admitted.delete(streamId);
+    this.leave(streamId);
   }
 
   /** Admitted streams, for operators. */
@@ -94,11 +114,32 @@ export class EncodeDemand {
     return this.admitted.size;
   }
 
-  private hold(assetId: string, rung: string, now: number): void {
+  private hold(assetId: string, rung: string, now: number, streamId?: string): void {
     const key = pairKey(assetId, rung);
     const until = now + (this.options.holdMs ?? DEMAND_HOLD_MS);
-    const pair = this.pairs.get(key);
-    if (!pair || pair.until < until) this.pairs.set(key, { rung, until });
+    let pair = this.pairs.get(key);
+    if (!pair || pair.until <= now) {
+      pair = { rung, until, holders: new Set(), reserved: false };
+      this.pairs.set(key, pair);
+    }
+    pair.until = Math.max(pair.until, until);
+    if (streamId === undefined) {
+      pair.reserved = true;
+      return;
+    }
+    if (this.heldBy.get(streamId) !== key) this.leave(streamId);
+    pair.holders.add(streamId);
+    this.heldBy.set(streamId, key);
+  }
+
+  // The stream no longer holds its pair; a pair nobody holds or reserved stops counting.
+  private leave(streamId: string): void {
+    const key = this.heldBy.get(streamId);
+    this.heldBy.delete(streamId);
+    const pair = key === undefined ? undefined : this.pairs.get(key);
+    if (!key || !pair) return;
+    pair.holders.delete(streamId);
+    if (pair.holders.size === 0 && !pair.reserved) this.pairs.delete(key);
   }
 }
 

@@ -19,6 +19,9 @@ export type PlaybackPlan = {
 };
 
 /** A watermark as fetched at ingest: its normalised image's size and where it goes. */
+/** One segment of one rung of an asset's plan: what a just-in-time video encode makes. */
+export type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
+
 export type PlannedOverlay = { width: number; height: number; settings: OverlaySettings };
 
 const FALLBACK_FRAME_RATE = 30;

@@ -11,6 +11,7 @@ import { DeadlineScheduler, type FinishedWork, type ScheduledWork } from '../../
 import { encodeCostPerMediaSecond } from './encode-costs';
 import { EncodeDemand } from './encode-demand';
 import { describeLoad, type EncodeKind, type EncodeSubject } from './load-snapshot';
+import type { SegmentRequest } from './playback-plan';
 import { playbackState } from './playback-state';
 import { ViewerStreams, type ViewerStream } from './viewer-streams';
 
@@ -134,6 +135,11 @@ export type InFlightEncode = {
   kind: EncodeKind;
   assetId: string;
   rung: string;
+  request: SegmentRequest;
+  subject: EncodeSubject;
+  // The encode of another rung of the same segment that took this one on (see
+  // joint-segment-encodes.ts): made more urgent, that one must be too.
+  ridingWith: InFlightEncode | null;
   // Streams this encode is a prefetch for; when none is left (each left or switched rungs) and
   // nobody waits, the encode is dropped.
   prefetchFor: Set<string>;
@@ -148,6 +154,9 @@ export type InFlightEncode = {
 
 /** What identifies one (asset, rung, segment) encode, in inFlightEncodes and wherever it is tracked. */
 export const encodeKey = (assetId: string, rungName: string, index: number): string => `${assetId}/${rungName}/${index}`;
+
+/** The name under which nodes produce one segment once (see segment-lock.ts). */
+export const segmentProductionKey = (key: string): string => `segment:${key}`;
 
 // Within a process, inFlightEncodes shares one encode among the requests for a segment; with
 // REDIS_URL, this shares it among nodes too: one node encodes, the others wait for it and read the

@@ -1,25 +1,19 @@
 import { stat } from 'node:fs/promises';
 import { getEnv } from '../../env';
-import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
 import { splitFragmentedMp4 } from '../../media/fmp4';
-import { shiftDecodeTime } from '../../media/fmp4-decode-times';
-import { buildInitSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
+import { buildInitSegmentArgs } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
-import { encodeWindow } from '../../media/hls/segment-plan';
-import { cpuSecondsFromReport, problemsInReport, withCpuReport } from '../../media/cpu-report';
-import { runProcess } from '../../media/run-process';
-import { childProcesses } from '../processes/child-processes';
 import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/asset-files';
 import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
 import { sourceInput } from '../inputs/source-input';
 import { publicUrlInBucket, redirectsToBucket } from '../storage/bucket-redirects';
-import { fetchFromBucket, isStoredHereOrShared, shareFile, shareInBackground, sharedStore } from '../storage/shared-storage';
-import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
+import { fetchFromBucket, isStoredHereOrShared, sharedStore } from '../storage/shared-storage';
+import { encodeCostPerMediaSecond } from './encode-costs';
+import { encodeWithRiders } from './joint-segment-encodes';
 import { overlayImages } from './overlay-images';
-import type { PlaybackPlan } from './playback-plan';
+import type { SegmentRequest } from './playback-plan';
 import { playbackState } from './playback-state';
-import { publishFile } from '../../storage/atomic-file';
 import {
   dropEncode,
   ENCODE_PRIORITY,
@@ -29,124 +23,33 @@ import {
   isUnwanted,
   segmentCache,
   segmentProduction,
+  segmentProductionKey,
   viewerStreams,
   type EncodeKind,
   type EncodePriority,
   type EncodeSubject,
   type InFlightEncode,
 } from './runtime';
+import { encodeToMemory, encodeVideoSegmentBytes, publishInitOnce, storeEncodedSegment } from './segment-encode-runs';
 import type { ViewerStream } from './viewer-streams';
 
-const ENCODE_TIMEOUT_MS = 10 * 60_000;
-
-type SegmentRequest = { assetId: string; plan: PlaybackPlan; rung: Rung; index: number };
-
-// Runs one ffmpeg encode to stdout and returns its output and the CPU seconds it used; stopped by
-// `cancel` or by the asset's deletion. `what` names the output in errors. A `yieldCpu` encode runs
-// at the lowest priority.
-const encodeToMemory = async ({
-  assetId,
-  args,
-  cancel,
-  what,
-  yieldCpu = false,
-}: {
-  assetId: string;
-  args: string[];
-  cancel?: AbortSignal;
-  what: string;
-  yieldCpu?: boolean;
-}): Promise<{ output: Buffer; cpuSeconds: number | null }> => {
-  const chunks: Buffer[] = [];
-  const result = await withAssetCancellation(assetId, cancel, async (signal) => {
-    const run = await runProcess({
-      command: getEnv().ffmpegPath,
-      args: withCpuReport(args),
-      timeoutMs: ENCODE_TIMEOUT_MS,
-      signal,
-      onStdout: (chunk) => chunks.push(chunk),
-      background: yieldCpu,
-      children: childProcesses(),
-    });
-    return { ...run, stopped: signal.aborted };
-  });
-  if (result.stopped) throw new Error(cancel?.aborted ? `${what} was cancelled` : `asset ${assetId} was deleted`);
-  if (result.exitCode !== 0) {
-    const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
-    throw new Error(`ffmpeg ${reason} encoding ${what}: ${problemsInReport(result.stderr).trim().slice(-500)}`);
-  }
-  return { output: Buffer.concat(chunks), cpuSeconds: cpuSecondsFromReport(result.stderr) };
-};
-
-// Every encode of a rung yields the same init segment; the first one to finish provides it.
-const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promise<void> => {
-  const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
-  if (await isStoredFile(initPath)) return;
-  await publishFile(initPath, init);
-  shareInBackground(initPath, init);
-};
-
-// Encodes one (rung, segment) from the source: input seek to the segment's window, forced
-// keyframe at its start, then the fragments' decode times are moved to the segment's place on
-// the plan's timeline, so consecutive segments continue each other with no discontinuity.
-const encodeVideoSegmentBytes = async (
-  { assetId, plan, rung, index }: SegmentRequest,
-  attempt: WorkAttempt,
-): Promise<{ init: Buffer; media: Buffer; encodeSeconds: number }> => {
-  const videoPlan = plan.video;
-  const segment = videoPlan?.segments[index];
-  if (!videoPlan || !segment) throw new RangeError(`segment ${index} is not in the plan`);
-
-  const window = encodeWindow(videoPlan, index);
-  const inputPath = await sourceInput(assetId);
-  const overlays = await overlayImages(assetId, plan);
-  const startedAt = performance.now();
-  const { output, cpuSeconds } = await encodeToMemory({
-    assetId,
-    args: buildVideoSegmentArgs({ inputPath, rung, ...window, overlays }),
-    cancel: attempt.signal,
-    what: `${rung.name} segment ${index}`,
-    // Work nobody waits for (background rungs, cache fill) runs on what viewers leave idle.
-    yieldCpu: attempt.background,
-  });
-  const encodeSeconds = (performance.now() - startedAt) / 1000;
-  // CPU time is what the rung costs whatever the priority and the load it ran under.
-  if (cpuSeconds !== null) recordEncodeCost({ rung: rung.name, cpuSeconds, mediaSeconds: segment.duration });
-
-  const { init, fragments } = splitFragmentedMp4(output);
-  if (fragments.length === 0) throw new Error(`ffmpeg produced no frames for ${rung.name} segment ${index}`);
-  const offset = BigInt(Math.round(segment.start * VIDEO_TIMESCALE));
-  const media = Buffer.concat(fragments.map((fragment) => shiftDecodeTime(fragment, offset)));
-  return { init, media, encodeSeconds };
-};
-
 const encodeAndStoreVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt, target: string): Promise<void> => {
-  const { assetId, rung, index } = request;
-  const { init, media, encodeSeconds } = await encodeVideoSegmentBytes(request, attempt);
-  await publishInitOnce(assetId, rung, init);
-  await publishFile(target, media);
-  segmentCache().record(target, media.length);
-  // Nodes waiting for this encode (segment-lock.ts) are told it is done when this returns, and look
-  // for it in the bucket then: the upload must have landed. A failed one only costs them an encode.
-  await shareFile(target, media).catch((error: unknown) => getLogger().warn({ err: error, target }, 'upload to the bucket failed'));
-  getLogger().debug(
-    { assetId, rung: rung.name, index, ms: Math.round(encodeSeconds * 1000), bytes: media.length, background: attempt.background },
-    'segment encoded',
-  );
+  const { encodeSeconds, ...encoded } = await encodeVideoSegmentBytes(request, attempt);
+  await storeEncodedSegment(request, encoded, target, { encodeSeconds, background: attempt.background });
 };
 
-const productionKey = (key: string): string => `segment:${key}`;
-
-// Encodes a segment unless it is stored, or being encoded by another node (then waits for that one).
-const encodeVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt, subject: EncodeSubject): Promise<void> => {
-  const { assetId, rung, index } = request;
+// Encodes a segment unless it is stored, or being encoded by another node (then waits for that
+// one), together with the other rungs of it that are waiting to be encoded (see
+// joint-segment-encodes.ts).
+const encodeVideoSegment = async (flight: InFlightEncode, attempt: WorkAttempt): Promise<void> => {
+  const { assetId, rung, index } = flight.request;
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
-  subject.encodedHere = false;
-  await segmentProduction().run(productionKey(encodeKey(assetId, rung.name, index)), {
+  flight.subject.encodedHere = false;
+  await segmentProduction().run(segmentProductionKey(encodeKey(assetId, rung.name, index)), {
     isAvailable: () => isStoredHereOrShared(target),
     produce: () => {
-      subject.encodedHere = true;
-      return encodeAndStoreVideoSegment(request, attempt, target);
+      flight.subject.encodedHere = true;
+      return encodeWithRiders(flight, attempt, target, () => encodeAndStoreVideoSegment(flight.request, attempt, target));
     },
     signal: attempt.signal,
   });
@@ -176,22 +79,28 @@ const startEncode = (request: EncodeRequest, key: string): InFlightEncode => {
   const flights = inFlightEncodes();
   const need = needOf(request, Date.now());
   const subject: EncodeSubject = { rung: request.rung.name, forBackgroundRungs: request.priority === ENCODE_PRIORITY.background };
+  const { assetId, plan, rung, index } = request;
+  // The scheduler may start the work within submit(): the flight exists before it is submitted.
   const flight: InFlightEncode = {
-    work: encoderScheduler().submit({
-      ...need,
-      label: key,
-      subject,
-      costMs: expectedCostMs(request.rung, request.plan.video?.segments[request.index]?.duration ?? 0),
-      run: (attempt) => encodeVideoSegment(request, attempt, subject),
-    }),
+    work: null as unknown as InFlightEncode['work'],
     kind: need.kind,
-    assetId: request.assetId,
-    rung: request.rung.name,
+    assetId,
+    rung: rung.name,
+    request: { assetId, plan, rung, index },
+    subject,
+    ridingWith: null,
     prefetchFor: new Set(request.priority === ENCODE_PRIORITY.prefetch && request.stream ? [request.stream.id] : []),
     viewers: 0,
     dropped: false,
     wantedInBackground: request.priority >= ENCODE_PRIORITY.background,
   };
+  flight.work = encoderScheduler().submit({
+    ...need,
+    label: key,
+    subject,
+    costMs: expectedCostMs(rung, plan.video?.segments[index]?.duration ?? 0),
+    run: (attempt) => encodeVideoSegment(flight, attempt),
+  });
   const forget = () => {
     if (flights.get(key) === flight) flights.delete(key);
   };
@@ -212,6 +121,8 @@ const join = (flight: InFlightEncode, request: EncodeRequest): void => {
   const promotes = need.kind === 'onDemand' || flight.kind === 'background';
   if (promotes) flight.kind = need.kind;
   flight.work.hasten(need.workClass, need.deadline, promotes ? need.kind : undefined);
+  // Being made by another rung's run: that run is now as urgent.
+  flight.ridingWith?.work.hasten(need.workClass, need.deadline);
 };
 
 // The path of a segment the rendition cache knows is stored (marked as just used), or null. No
@@ -258,7 +169,7 @@ export const ensureVideoSegment = async (request: EncodeRequest): Promise<string
     const existing = inFlightEncodes().get(key);
     // Another node encoding it is waited for here, not in an encoder slot this node's viewers need
     // (a lock taken between this look and the slot is still waited for inside it).
-    if (!existing && (await segmentProduction().waitForOtherNode(productionKey(key), { isAvailable: () => isStoredHereOrShared(target), signal: viewer }))) {
+    if (!existing && (await segmentProduction().waitForOtherNode(segmentProductionKey(key), { isAvailable: () => isStoredHereOrShared(target), signal: viewer }))) {
       if (viewer?.aborted) throw new Error(`the viewer of ${key} went away`);
       continue;
     }
@@ -310,8 +221,8 @@ const initEncodes = () => playbackState().initEncodes;
 const encodeInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<void> => {
   const inputPath = await sourceInput(assetId);
   const overlays = await overlayImages(assetId, plan);
-  const { output } = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung, overlays }), what: `the ${rung.name} init segment` });
-  await publishInitOnce(assetId, rung, splitFragmentedMp4(output).init);
+  const { written } = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung, overlays }), what: `the ${rung.name} init segment` });
+  await publishInitOnce(assetId, rung, splitFragmentedMp4(written[0] ?? Buffer.alloc(0)).init);
 };
 
 // A player switching rungs asks for the new rung's init.mp4 right before the segment it wants.
