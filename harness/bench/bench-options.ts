@@ -52,6 +52,9 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  (playback starts on the first segment); the largest N again on cached ladders (control)
   --capacity-assets LIST, --capacity-viewers-per-asset N, --capacity-seconds S
                  the capacity curve's scale (default 1,2,4,6,8,10 assets, 5 viewers each, 50 s)
+  --capacity-skip-browser
+                 leave out the check of the simulated viewers against hls.js in Chromium (2 fresh assets,
+                 2 players each, next to as many simulated viewers on 2 other fresh assets)
   --captions-runs N
                  runs per captions input (default 3)
   --skip-baseline
@@ -123,6 +126,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
       'capacity-assets': { type: 'string' },
       'capacity-viewers-per-asset': { type: 'string' },
       'capacity-seconds': { type: 'string' },
+      'capacity-skip-browser': { type: 'boolean', default: false },
       out: { type: 'string' },
       'server-log-level': { type: 'string' },
       scaled: { type: 'boolean', default: false },
@@ -166,6 +170,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
         : values['capacity-assets'].split(',').map((count) => positiveInt(count.trim(), 1, 'capacity-assets')),
     viewersPerAsset: positiveInt(values['capacity-viewers-per-asset'], DEFAULT_CAPACITY_OPTIONS.viewersPerAsset, 'capacity-viewers-per-asset'),
     wallSeconds: positiveInt(values['capacity-seconds'], DEFAULT_CAPACITY_OPTIONS.wallSeconds, 'capacity-seconds'),
+    browserCheck: values['capacity-skip-browser'] ? null : DEFAULT_CAPACITY_OPTIONS.browserCheck,
   };
   const scaledRequested = values.scaled ?? false;
   const topologies = (values['scaled-topologies'] ?? 'all,http+worker').split(',').map((name) => name.trim());

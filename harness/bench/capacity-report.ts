@@ -1,6 +1,7 @@
 import { formatMs, round } from '../stats';
 import type { PhaseOutcome, Target } from './bench-results';
 import type { CapacityResult, CapacityStep } from './capacity';
+import { renderBrowserCheck } from './capacity-browser';
 import { outcomeNote, table } from './report-sections';
 
 // The capacity curve's targets (issue 27) and its section of bench/results.md.
@@ -97,6 +98,15 @@ export const renderCapacity = (outcome: PhaseOutcome<CapacityResult>): string[] 
       costs.rungs.map((rung) => [rung.rung, rung.segmentCpuPerMediaSecond, rung.encodeCpuPerMediaSecond, rung.wallPerMediaSecond, rung.assetsInRealTime]),
     ),
   );
+  if (costs.joint.length > 0) {
+    parts.push('**Decode once, encode every rung wanted**: one ffmpeg run for several rungs of a segment, against each rung in a run of its own (CPU seconds per second of media, median).');
+    parts.push(
+      table(
+        ['Rungs', 'One run', 'Runs of their own', 'CPU saved', 'Wall s / media s (one run, alone)'],
+        costs.joint.map((entry) => [entry.rungs.join(' + '), entry.jointCpuPerMediaSecond, entry.separateCpuPerMediaSecond, `${round(entry.saved * 100, 1)} %`, entry.jointWallPerMediaSecond]),
+      ),
+    );
+  }
   const row = (label: string, step: Pick<CapacityStep, 'pass'> & Partial<CapacityStep>) => {
     const { pass } = step;
     const load = pass.encodingLoad.available ? pass.encodingLoad : null;
@@ -121,5 +131,25 @@ export const renderCapacity = (outcome: PhaseOutcome<CapacityResult>): string[] 
     ),
   );
   if (control) parts.push(`Control: the largest N's ladders were cached first (${formatMs(control.warmupMs)}).`);
+  const check = outcome.value.browserCheck;
+  if (check) {
+    parts.push(`**The simulated viewer against hls.js** (N = ${check.assets}, ${check.playersPerAsset} per asset, each on fresh assets of a server of its own):`);
+    parts.push(...renderBrowserCheck(check.browser));
+    parts.push(
+      table(
+        ['Simulated viewers', 'Startup p50 / p90 (started)', 'Stalls after start (time)', 'Video fetch p50 / p99', 'Rungs played', '429s'],
+        [
+          [
+            check.simulated.viewers,
+            `${formatMs(check.simulated.startupMs.p50)} / ${formatMs(check.simulated.startupMs.p90)} (${check.simulated.viewersStarted}/${check.simulated.viewers})`,
+            `${check.simulated.stalls} (${check.simulated.stalledSeconds} s)`,
+            `${formatMs(check.simulated.videoFetchMs.p50)} / ${formatMs(check.simulated.videoFetchMs.p99)}`,
+            rungsPlayed(check.simulated.rungsPlayed),
+            check.simulated.steeredSegments,
+          ],
+        ],
+      ),
+    );
+  }
   return parts;
 };

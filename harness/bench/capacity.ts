@@ -1,5 +1,6 @@
 import { SqliteAssetDb } from './asset-db';
-import { startBenchServer } from './bench-server';
+import { startBenchServer, type AccessToken } from './bench-server';
+import { measureBrowserPlayers, type BrowserCheckResult } from './capacity-browser';
 import { measureCodingCosts, type CodingCosts } from './coding-costs';
 import { pollEncodingLoad } from './encoding-load-poller';
 import type { CreatedAsset } from './keyframe-api';
@@ -18,9 +19,20 @@ import type { PacingPolicy } from '../viewer-model';
 // buffer running dry after that. The control: the same viewers on the largest N's assets once every
 // rung is cached. The physical limit comes from coding-costs.ts, measured in the same run.
 
-export type CapacityOptions = { assetCounts: number[]; viewersPerAsset: number; wallSeconds: number };
+export type CapacityOptions = {
+  assetCounts: number[];
+  viewersPerAsset: number;
+  wallSeconds: number;
+  /** The simulated viewers checked against hls.js in Chromium at one N (see capacity-browser.ts); null: not checked. */
+  browserCheck: { assets: number; playersPerAsset: number } | null;
+};
 
-export const DEFAULT_CAPACITY_OPTIONS: CapacityOptions = { assetCounts: [1, 2, 4, 6, 8, 10], viewersPerAsset: 5, wallSeconds: 50 };
+export const DEFAULT_CAPACITY_OPTIONS: CapacityOptions = {
+  assetCounts: [1, 2, 4, 6, 8, 10],
+  viewersPerAsset: 5,
+  wallSeconds: 50,
+  browserCheck: { assets: 2, playersPerAsset: 2 },
+};
 
 // Playback starts on the first segment; then, like hls.js, the buffer is filled to 10 s and kept
 // there at real-time pace (at most 30 s ahead).
@@ -45,7 +57,11 @@ export type CapacityResult = {
   steps: CapacityStep[];
   /** The largest N's viewers again once every rung of its assets is cached. */
   control: { assets: number; warmupMs: number; pass: ViewerPassResult } | null;
+  /** hls.js in Chromium and the simulated viewers, each on fresh assets of a server of its own, at the same (small) N. */
+  browserCheck: { assets: number; playersPerAsset: number; browser: BrowserCheckResult; simulated: ViewerPassResult } | null;
 };
+
+type FreshAssets = { baseUrl: string; token: AccessToken; creates: CreateBurstResult; playbackIds: string[] };
 
 const stalledShares = (pass: ViewerPassResult): { worst: number; all: number } => {
   let stalled = 0;
@@ -86,56 +102,74 @@ export const measureCapacity = async ({
   const { costs } = await measureCodingCosts({ inputPath: input.path, width: input.width, height: input.height, frameRate: input.frameRate, durationSeconds: input.durationSeconds, log });
   log(`capacity: physical limit ${costs.limitAssets} fresh assets in real time at ${costs.cheapestRung} (decode ${costs.decodeCpuPerMediaSecond} CPU-s/s, ${costs.cores} cores)`);
   const files = await startStaticServer({ 'capacity-input.mp4': input.path });
+  let serverLogTail: string[] = [];
+  // N assets created at once on a server of its own; `use` runs the moment the last is ready.
+  const onFreshAssets = async <T>(count: number, use: (fresh: FreshAssets) => Promise<T>): Promise<T> => {
+    const server = await startBenchServer({ env });
+    const db = new SqliteAssetDb(server.dataDir);
+    try {
+      const token = await server.createToken();
+      const { result: creates, assets: created } = await createAtOnce({ server, token, db, inputUrl: files.url('capacity-input.mp4'), count });
+      const playbackIds = created.filter((asset): asset is CreatedAsset => !(asset instanceof Error)).map((asset) => asset.playbackId);
+      const result = await use({ baseUrl: server.baseUrl, token, creates, playbackIds });
+      serverLogTail = server.logs().split('\n').filter(Boolean).slice(-20);
+      return result;
+    } finally {
+      await db.close();
+      await server.dispose();
+    }
+  };
+  const simulatedPass = async ({ baseUrl, token, playbackIds }: FreshAssets, viewersPerAsset: number): Promise<ViewerPassResult> => {
+    const poller = pollEncodingLoad({ baseUrl, token });
+    const reports = await Promise.all(playbackIds.flatMap((playbackId, asset) => runViewers(baseUrl, playbackId, asset, viewersPerAsset, options.wallSeconds, CAPACITY_PACING)));
+    const encodingLoad = await poller.stop();
+    const segmentSeconds = playbackIds[0] ? await longestVideoSegmentSeconds(`${baseUrl}/${playbackIds[0]}.m3u8`).catch(() => null) : null;
+    return summarisePass(reports, options.wallSeconds, segmentSeconds, encodingLoad);
+  };
+
   const steps: CapacityStep[] = [];
   let control: CapacityResult['control'] = null;
-  let serverLogTail: string[] = [];
+  let browserCheck: CapacityResult['browserCheck'] = null;
   const largest = Math.max(...options.assetCounts);
   try {
     for (const assets of options.assetCounts) {
-      const server = await startBenchServer({ env });
-      const db = new SqliteAssetDb(server.dataDir);
-      try {
-        const token = await server.createToken();
-        const { result: creates, assets: created } = await createAtOnce({ server, token, db, inputUrl: files.url('capacity-input.mp4'), count: assets });
-        const playbackIds = created.filter((asset): asset is CreatedAsset => !(asset instanceof Error)).map((asset) => asset.playbackId);
-        const poller = pollEncodingLoad({ baseUrl: server.baseUrl, token });
-        const reports = await Promise.all(
-          playbackIds.flatMap((playbackId, asset) => runViewers(server.baseUrl, playbackId, asset, options.viewersPerAsset, options.wallSeconds, CAPACITY_PACING)),
-        );
-        const encodingLoad = await poller.stop();
-        const segmentSeconds = playbackIds[0] ? await longestVideoSegmentSeconds(`${server.baseUrl}/${playbackIds[0]}.m3u8`).catch(() => null) : null;
-        const pass = summarisePass(reports, options.wallSeconds, segmentSeconds, encodingLoad);
+      await onFreshAssets(assets, async (fresh) => {
+        const pass = await simulatedPass(fresh, options.viewersPerAsset);
         const shares = stalledShares(pass);
         const step: CapacityStep = {
           assets,
           viewers: pass.viewers,
           fractionOfLimit: costs.limitAssets > 0 ? round(assets / costs.limitAssets, 2) : null,
-          creates,
+          creates: fresh.creates,
           pass,
           worstStalledShare: shares.worst,
           stalledShare: shares.all,
         };
         steps.push(step);
         log(describeStep(step));
-        if (assets === largest && control === null) {
-          const { warmup } = await warmLadders(server.baseUrl, playbackIds, log);
-          await sleep(2_000);
-          const controlPoller = pollEncodingLoad({ baseUrl: server.baseUrl, token });
-          const controlReports = await Promise.all(
-            playbackIds.flatMap((playbackId, asset) => runViewers(server.baseUrl, playbackId, asset, options.viewersPerAsset, options.wallSeconds, CAPACITY_PACING)),
-          );
-          const controlPass = summarisePass(controlReports, options.wallSeconds, segmentSeconds, await controlPoller.stop());
-          control = { assets, warmupMs: warmup.ms, pass: controlPass };
-          log(`capacity control (N=${assets}, cached): startup p50/p90 ${controlPass.startupMs.p50}/${controlPass.startupMs.p90} ms; ${controlPass.stalls} stalls; fetch p99 ${controlPass.videoFetchMs.p99} ms`);
-        }
-        serverLogTail = server.logs().split('\n').filter(Boolean).slice(-20);
-      } finally {
-        await db.close();
-        await server.dispose();
-      }
+        if (assets !== largest || control !== null) return;
+        const { warmup } = await warmLadders(fresh.baseUrl, fresh.playbackIds, log);
+        await sleep(2_000);
+        const controlPass = await simulatedPass(fresh, options.viewersPerAsset);
+        control = { assets, warmupMs: warmup.ms, pass: controlPass };
+        log(`capacity control (N=${assets}, cached): startup p50/p90 ${controlPass.startupMs.p50}/${controlPass.startupMs.p90} ms; ${controlPass.stalls} stalls; fetch p99 ${controlPass.videoFetchMs.p99} ms`);
+      });
+    }
+    const check = options.browserCheck;
+    if (check) {
+      log(`capacity browser check: ${check.playersPerAsset} hls.js players on each of ${check.assets} fresh assets, then as many simulated viewers…`);
+      const browser = await onFreshAssets(check.assets, (fresh) =>
+        measureBrowserPlayers({ baseUrl: fresh.baseUrl, playbackIds: fresh.playbackIds, playersPerAsset: check.playersPerAsset, wallSeconds: options.wallSeconds, log }),
+      );
+      const simulated = await onFreshAssets(check.assets, (fresh) => simulatedPass(fresh, check.playersPerAsset));
+      browserCheck = { ...check, browser, simulated };
+      log(
+        `capacity browser check: hls.js startup p50/p90 ${browser.startupMs.p50}/${browser.startupMs.p90} ms, ${browser.stalls} stalls; ` +
+          `simulated ${simulated.startupMs.p50}/${simulated.startupMs.p90} ms, ${simulated.stalls} stalls`,
+      );
     }
   } finally {
     await files.close();
   }
-  return { result: { input: input.label, options, costs, steps, control }, serverLogTail };
+  return { result: { input: input.label, options, costs, steps, control, browserCheck }, serverLogTail };
 };

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { buildVideoSegmentArgs } from '../../lib/media/hls/encode-args';
+import { buildMultiRungSegmentArgs, buildVideoSegmentArgs, multiRungOutputFd } from '../../lib/media/hls/encode-args';
 import { buildLadder, type Rung } from '../../lib/media/hls/ladder';
 import { buildSegmentPlan, encodeWindow } from '../../lib/media/hls/segment-plan';
 import { runCommand } from '../processes';
@@ -25,12 +25,25 @@ export type RungCodingCost = {
   assetsInRealTime: number;
 };
 
+/** Several rungs of one segment from one ffmpeg run (decode once) against their runs alone. */
+export type JointCodingCost = {
+  rungs: string[];
+  /** Median CPU seconds of the joint run per second of media. */
+  jointCpuPerMediaSecond: number;
+  /** The single-rung runs' medians added up. */
+  separateCpuPerMediaSecond: number;
+  /** 1 − joint ÷ separate. */
+  saved: number;
+  jointWallPerMediaSecond: number;
+};
+
 export type CodingCosts = {
   cores: number;
   runs: number;
   segmentSeconds: number;
   decodeCpuPerMediaSecond: number;
   rungs: RungCodingCost[];
+  joint: JointCodingCost[];
   /** Fresh assets kept in real time at the cheapest rung: the physical limit. */
   limitAssets: number;
   cheapestRung: string;
@@ -50,6 +63,12 @@ export const ffmpegCpu = async (args: readonly string[]): Promise<{ cpuSeconds: 
 
 /** The server's segment encode, written to nowhere. */
 export const toNull = (args: string[]): string[] => [...args.slice(0, -1).filter((arg) => arg !== '-nostdin'), '-y', '/dev/null'];
+
+/** A multi-rung encode with each of its `count` output pipes written to nowhere instead. */
+const toNullOutputs = (args: string[], count: number): string[] => {
+  const pipes = new Set(Array.from({ length: count }, (_, index) => `pipe:${multiRungOutputFd(index)}`));
+  return ['-y', ...args.map((arg) => (pipes.has(arg) ? '/dev/null' : arg))];
+};
 
 const medianOf = (values: number[]): number => median(values) ?? Number.NaN;
 
@@ -102,6 +121,30 @@ export const measureCodingCosts = async ({
     });
     log(`capacity costs: ${rung.name} ${round(segmentCpuPerMediaSecond, 3)} CPU-s per media second (decode ${round(decodeCpuPerMediaSecond, 3)})`);
   }
+  // Decode once, encode every rung wanted: two and three rungs of the segment from one run.
+  const joint: JointCodingCost[] = [];
+  for (const names of [['270p', '540p'], ['270p', '540p', '720p']]) {
+    const chosen = ladder.filter((rung) => names.includes(rung.name));
+    if (chosen.length !== names.length) continue;
+    const cpu: number[] = [];
+    const wall: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const args = buildMultiRungSegmentArgs({ inputPath, outputs: chosen.map((rung) => ({ rung })), ...window });
+      const measured = await ffmpegCpu(toNullOutputs(args, chosen.length));
+      cpu.push(measured.cpuSeconds / window.durationSeconds);
+      wall.push(measured.wallSeconds / window.durationSeconds);
+    }
+    const jointCpuPerMediaSecond = medianOf(cpu);
+    const separateCpuPerMediaSecond = chosen.reduce((sum, rung) => sum + (rungs.find((cost) => cost.rung === rung.name)?.segmentCpuPerMediaSecond ?? 0), 0);
+    joint.push({
+      rungs: names,
+      jointCpuPerMediaSecond: round(jointCpuPerMediaSecond, 3),
+      separateCpuPerMediaSecond: round(separateCpuPerMediaSecond, 3),
+      saved: round(1 - jointCpuPerMediaSecond / separateCpuPerMediaSecond, 3),
+      jointWallPerMediaSecond: round(medianOf(wall), 3),
+    });
+    log(`capacity costs: ${names.join(' + ')} together ${round(jointCpuPerMediaSecond, 3)} CPU-s per media second, apart ${round(separateCpuPerMediaSecond, 3)}`);
+  }
   const cheapest = rungs[0];
   return {
     costs: {
@@ -110,6 +153,7 @@ export const measureCodingCosts = async ({
       segmentSeconds: window.durationSeconds,
       decodeCpuPerMediaSecond: round(decodeCpuPerMediaSecond, 3),
       rungs,
+      joint,
       limitAssets: cheapest?.assetsInRealTime ?? 0,
       cheapestRung: cheapest?.rung ?? '',
     },
