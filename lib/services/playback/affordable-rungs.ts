@@ -2,8 +2,8 @@ import type { Rung } from '../../media/hls/ladder';
 import { encodeCostPerMediaSecond } from './encode-costs';
 import { canMeetDeadline } from './encoding-load';
 import type { PlaybackPlan } from './playback-plan';
-import { encodeDemand, encodeKey, encoderScheduler, inFlightEncodes } from './runtime';
-import { storedVideoSegment } from './video-segments';
+import { encodeDemand, encoderScheduler } from './runtime';
+import { isSegmentBeingEncoded, storedVideoSegment } from './video-segments';
 
 // Degrading gracefully when the encoders are over capacity: rather than let every viewer miss,
 // steer viewers to rungs that can be made in time. A rung is affordable for a segment when the
@@ -24,10 +24,7 @@ export const overCapacity = (): boolean => encoderScheduler().queuedDeadlineWork
 const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number): boolean => canMeetDeadline(rung.name, mediaSeconds, deadline) ?? true;
 
 // An encode being dropped (nobody wants it) is about to disappear: it does not count.
-const isBeingEncoded = (assetId: string, rung: Rung, index: number): boolean => {
-  const flight = inFlightEncodes().get(encodeKey(assetId, rung.name, index));
-  return flight !== undefined && !flight.dropped;
-};
+const isBeingEncoded = isSegmentBeingEncoded;
 
 const isServable = (assetId: string, rung: Rung, index: number, mediaSeconds: number, deadline: number): boolean =>
   storedVideoSegment(assetId, rung, index) !== null || isBeingEncoded(assetId, rung, index) || finishesInTime(rung, mediaSeconds, deadline);

@@ -1,19 +1,19 @@
 import { describe, expect, test } from 'vitest';
 import { ADMISSION_UTILISATION, DEMAND_HOLD_MS, EncodeDemand } from './encode-demand';
 
-// Two encoder slots; 270p costs 0.15 s of encoding per second of media, 540p 0.5, 1080p unknown.
-const COSTS: Record<string, number> = { '270p': 0.15, '540p': 0.5 };
+// Two encoder slots (1.5 CPU-s per second promised); 270p costs 0.1 CPU-s per second of media, 540p 0.45, 1080p unknown.
+const COSTS: Record<string, number> = { '270p': 0.1, '540p': 0.45 };
 const make = () => new EncodeDemand({ capacity: () => 2, costOf: (rung) => COSTS[rung] ?? null });
 const T0 = 1_000_000;
 
 describe('EncodeDemand', () => {
   test('admits viewers while the encoders can keep up, then makes new ones wait', () => {
     const demand = make();
-    const budget = 2 * ADMISSION_UTILISATION; // 1.7
+    const budget = 2 * ADMISSION_UTILISATION; // 1.5
     const admitted = Array.from({ length: 6 }, (_, index) => demand.admit(`s${index}`, `asset${index}`, '540p', T0));
-    // 3 × 0.5 = 1.5 fits in 1.7; a fourth would need 2.0.
+    // 3 × 0.45 = 1.35 fits in 1.5; a fourth would need 1.8.
     expect(admitted).toEqual([true, true, true, false, false, false]);
-    expect(demand.demand(T0)).toBeCloseTo(1.5);
+    expect(demand.demand(T0)).toBeCloseTo(1.35);
     expect(demand.demand(T0)).toBeLessThanOrEqual(budget);
     // A cheaper rung still fits beside them.
     expect(demand.admit('s6', 'asset6', '270p', T0)).toBe(true);
@@ -23,7 +23,7 @@ describe('EncodeDemand', () => {
   test('viewers of one asset and rung share its cost', () => {
     const demand = make();
     for (let index = 0; index < 10; index++) expect(demand.admit(`s${index}`, 'asset', '540p', T0)).toBe(true);
-    expect(demand.demand(T0)).toBeCloseTo(0.5);
+    expect(demand.demand(T0)).toBeCloseTo(0.45);
   });
 
   test('an admitted viewer stays admitted when it changes rungs; its new rung is counted instead of the old', () => {
@@ -31,9 +31,9 @@ describe('EncodeDemand', () => {
     expect(demand.admit('a', 'asset1', '540p', T0)).toBe(true);
     expect(demand.admit('b', 'asset2', '540p', T0)).toBe(true);
     expect(demand.admit('c', 'asset3', '540p', T0)).toBe(true);
-    expect(demand.admit('d', 'asset4', '540p', T0), '2.0 would pass the 1.7 promised').toBe(false);
+    expect(demand.admit('d', 'asset4', '540p', T0), '1.8 would pass the 1.5 promised').toBe(false);
     expect(demand.admit('a', 'asset1', '270p', T0 + 1)).toBe(true);
-    expect(demand.demand(T0 + 1)).toBeCloseTo(1.15);
+    expect(demand.demand(T0 + 1)).toBeCloseTo(1.0);
     expect(demand.admit('d', 'asset4', '540p', T0 + 1), 'a moving down made room').toBe(true);
   });
 
@@ -44,7 +44,7 @@ describe('EncodeDemand', () => {
     // s0 keeps asking for cold segments; the others play from the cache.
     demand.admit('s0', 'asset0', '540p', T0 + DEMAND_HOLD_MS - 1);
     expect(demand.admit('late', 'asset9', '540p', T0 + DEMAND_HOLD_MS)).toBe(true);
-    expect(demand.demand(T0 + DEMAND_HOLD_MS)).toBeCloseTo(1.0);
+    expect(demand.demand(T0 + DEMAND_HOLD_MS)).toBeCloseTo(0.9);
   });
 
   test('reservations from multivariant requests count before the first segment request', () => {
@@ -84,13 +84,13 @@ describe('EncodeDemand', () => {
   });
 
   test('a viewer moving rungs stops holding the rung it left, unless another viewer holds it', () => {
-    // One slot: 0.85 s of encoding per second can be promised; 270p costs 0.15, 540p 0.5.
+    // One slot: 0.75 CPU-s per second can be promised; 270p costs 0.1, 540p 0.45.
     const demand = new EncodeDemand({ capacity: () => 1, costOf: (rung) => COSTS[rung] ?? null });
-    for (const [viewer, asset] of [['a', 'asset1'], ['b', 'asset2'], ['c', 'asset3']] as const) demand.admit(viewer, asset, '270p', T0);
+    for (const [viewer, asset] of [['a', 'asset1'], ['b', 'asset2'], ['c', 'asset3'], ['e', 'asset5']] as const) demand.admit(viewer, asset, '270p', T0);
     expect(demand.fits('asset1', '540p', T0), 'beside its 270p, 540p does not fit').toBe(false);
     expect(demand.fitsMove('a', 'asset1', '540p', T0), 'instead of it, it does').toBe(true);
     demand.admit('a', 'asset1', '540p', T0);
-    expect(demand.demand(T0)).toBeCloseTo(0.5 + 0.15 + 0.15, 10);
+    expect(demand.demand(T0)).toBeCloseTo(0.45 + 0.1 * 3, 10);
     // A second viewer of asset2 on its 270p: b moving up leaves a rung still held.
     demand.admit('d', 'asset2', '270p', T0);
     expect(demand.fitsMove('b', 'asset2', '540p', T0)).toBe(false);

@@ -14,7 +14,7 @@ import { requestedClipRange, withClipRange, type ClipRangeQuery } from './instan
 import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY, encodeDemand } from './runtime';
-import { ensureVideoSegment, storedVideoSegment } from './video-segments';
+import { ensureVideoSegment, isSegmentBeingEncoded, storedVideoSegment } from './video-segments';
 
 const PREFERRED_START_SHORT_SIDE = 540;
 
@@ -33,8 +33,13 @@ export const startFirst = (rungs: Rung[], canStartOn: (rung: Rung) => boolean = 
   return { rungs: [start, ...rungs.filter((rung) => rung !== start)], lowered: start !== candidates[0] };
 };
 
+// A rung whose first segment is stored, or already being encoded (the cost measurement, another
+// viewer's start), costs no new encode to start on.
 const canStartOn = (assetId: string, plan: PlaybackPlan, now: number) => (rung: Rung) =>
-  !plan.video || storedVideoSegment(assetId, rung, 0) !== null || encodeDemand().fits(assetId, rung.name, now);
+  !plan.video ||
+  storedVideoSegment(assetId, rung, 0) !== null ||
+  isSegmentBeingEncoded(assetId, rung, 0) ||
+  encodeDemand().fits(assetId, rung.name, now);
 
 // A player that loads the multivariant playlist asks for the first variant's init segment and
 // segment 0 a few milliseconds later; starting that encode now takes the playlist round trips off

@@ -132,6 +132,12 @@ export const storedVideoSegment = (assetId: string, rung: Rung, index: number): 
   return segmentCache().touch(target) ? target : null;
 };
 
+/** Whether an encode of the segment is queued or running here (and not being dropped). */
+export const isSegmentBeingEncoded = (assetId: string, rung: Rung, index: number): boolean => {
+  const flight = inFlightEncodes().get(encodeKey(assetId, rung.name, index));
+  return flight !== undefined && !flight.dropped;
+};
+
 export type EncodeRequest = SegmentRequest & {
   priority: EncodePriority;
   /** Epoch ms at which the viewer needs the segment (see viewer-streams.ts); default: now. */
