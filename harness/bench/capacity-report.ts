@@ -89,8 +89,11 @@ export const renderCapacity = (outcome: PhaseOutcome<CapacityResult>): string[] 
   );
   parts.push(
     `**Physical limit, measured in this run** (CPU seconds of ffmpeg alone on the idle machine, ${costs.runs} runs, median): decoding the ` +
-      `source costs ${costs.decodeCpuPerMediaSecond} CPU-s per second of media; ${costs.cores} cores therefore keep at most ` +
-      `**${costs.limitAssets} fresh assets** in real time at the cheapest rung (${costs.cheapestRung}).`,
+      `source costs ${costs.decodeCpuPerMediaSecond} CPU-s per second of media, and decoding it while encoding the cheapest rung (${costs.cheapestRung}) ` +
+      `in one continuous run ${costs.continuousCheapestCpuPerMediaSecond}; ${costs.cores} cores therefore keep at most **${costs.limitAssets} fresh assets** ` +
+      `in real time. With one run per segment, as just-in-time encoding makes them, the cheapest rung costs ` +
+      `${costs.rungs[0]?.segmentCpuPerMediaSecond ?? 'n/a'} (a process, a seek and an encoder start per segment), which would allow ` +
+      `${costs.limitAssetsPerSegmentRuns}. Fractions of the limit below are of the continuous one.`,
   );
   parts.push(
     table(

@@ -11,7 +11,10 @@ import { childCpuSeconds } from './child-cpu';
 // rung adds on top, measured with the server's own encode arguments on an otherwise idle machine.
 // A fresh asset watched in real time at rung R costs at least decode + encode(R) CPU seconds per
 // second; the machine has `cores` of them, so at most cores ÷ (decode + encode(R)) fresh assets
-// can be kept in real time at that rung, and the most at the cheapest rung.
+// can be kept in real time at that rung, and the most at the cheapest rung. The physical limit is
+// taken from the cheapest rung encoded continuously (one run over the whole input), which no
+// per-segment work can beat; what just-in-time encoding pays on top (a process, a seek and an
+// encoder start per segment) is the segment cost, reported beside it.
 
 export type RungCodingCost = {
   rung: string;
@@ -39,12 +42,19 @@ export type JointCodingCost = {
 
 export type CodingCosts = {
   cores: number;
+  /**
+   * The cheapest rung encoded from the whole input in one run (no seek, no process per segment):
+   * CPU seconds per second of media. The physical limit is cores ÷ this.
+   */
+  continuousCheapestCpuPerMediaSecond: number;
+  /** The limit if every segment is its own run, as just-in-time encoding makes them (cores ÷ the cheapest rung's segment cost). */
+  limitAssetsPerSegmentRuns: number;
   runs: number;
   segmentSeconds: number;
   decodeCpuPerMediaSecond: number;
   rungs: RungCodingCost[];
   joint: JointCodingCost[];
-  /** Fresh assets kept in real time at the cheapest rung: the physical limit. */
+  /** Fresh assets kept in real time at the cheapest rung, encoded continuously: the physical limit. */
   limitAssets: number;
   cheapestRung: string;
 };
@@ -145,6 +155,15 @@ export const measureCodingCosts = async ({
     });
     log(`capacity costs: ${names.join(' + ')} together ${round(jointCpuPerMediaSecond, 3)} CPU-s per media second, apart ${round(separateCpuPerMediaSecond, 3)}`);
   }
+  // The same rung, continuously: what the machine can do with no per-segment overhead at all.
+  const cheapestRung = ladder[0];
+  const continuous: number[] = [];
+  for (let run = 0; cheapestRung && run < runs; run++) {
+    const { cpuSeconds } = await ffmpegCpu(toNull(buildVideoSegmentArgs({ inputPath, rung: cheapestRung, seekSeconds: 0, durationSeconds })));
+    continuous.push(cpuSeconds / durationSeconds);
+  }
+  const continuousCheapest = medianOf(continuous);
+  if (cheapestRung) log(`capacity costs: ${cheapestRung.name} continuously ${round(continuousCheapest, 3)} CPU-s per media second`);
   const cheapest = rungs[0];
   return {
     costs: {
@@ -154,7 +173,9 @@ export const measureCodingCosts = async ({
       decodeCpuPerMediaSecond: round(decodeCpuPerMediaSecond, 3),
       rungs,
       joint,
-      limitAssets: cheapest?.assetsInRealTime ?? 0,
+      continuousCheapestCpuPerMediaSecond: round(continuousCheapest, 3),
+      limitAssetsPerSegmentRuns: cheapest?.assetsInRealTime ?? 0,
+      limitAssets: continuousCheapest > 0 ? round(cores / continuousCheapest, 2) : 0,
       cheapestRung: cheapest?.rung ?? '',
     },
     ladder,
