@@ -95,4 +95,13 @@ describe('EncodeDemand', () => {
     demand.admit('d', 'asset2', '270p', T0);
     expect(demand.fitsMove('b', 'asset2', '540p', T0)).toBe(false);
   });
+
+  test('the only viewer promised anything may move to any rung', () => {
+    // One slot (0.75 promised); 1080p unknown here, so a dear rung: 2160p at 3 CPU-s per second.
+    const demand = new EncodeDemand({ capacity: () => 1, costOf: (rung) => ({ '270p': 0.1, '2160p': 3 })[rung] ?? null });
+    demand.admit('a', 'asset1', '270p', T0);
+    expect(demand.fitsMove('a', 'asset1', '2160p', T0)).toBe(true);
+    demand.admit('b', 'asset2', '270p', T0);
+    expect(demand.fitsMove('a', 'asset1', '2160p', T0), 'with another viewer promised, it does not').toBe(false);
+  });
 });

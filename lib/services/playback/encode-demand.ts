@@ -67,7 +67,8 @@ export class EncodeDemand {
 
   /**
    * Whether the stream moving to `rung` of `assetId` fits: as fits, without the pair it leaves
-   * when it is the only one holding it (one viewer is not charged for two rungs).
+   * when it is the only one holding it (one viewer is not charged for two rungs), and always when
+   * it is the only viewer promised anything.
    */
   fitsMove(streamId: string, assetId: string, rung: string, now: number): boolean {
     const pair = this.pairs.get(pairKey(assetId, rung));
@@ -77,7 +78,10 @@ export class EncodeDemand {
     const leaving = this.pairs.get(this.heldBy.get(streamId) ?? '');
     const soleHolder = leaving !== undefined && leaving.until > now && !leaving.reserved && leaving.holders.size === 1 && leaving.holders.has(streamId);
     const freed = soleHolder ? (this.options.costOf(leaving.rung) ?? 0) : 0;
-    return this.demand(now) - freed + cost <= this.options.capacity() * ADMISSION_UTILISATION;
+    const others = this.demand(now) - freed;
+    // Nobody else promised anything: as for admission, the encoders owe nobody else.
+    if (others <= 1e-9) return true;
+    return others + cost <= this.options.capacity() * ADMISSION_UTILISATION;
   }
 
   /** A player was told to start on this rung: count it until its own requests take over. */

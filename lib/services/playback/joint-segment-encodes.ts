@@ -71,8 +71,11 @@ const claimProduction = (key: string, target: string): Promise<((error?: unknown
       );
   });
 
-/** Takes on the queued encodes of other rungs of the leader's segment that fit (see above). */
-const takeRiders = async (leader: InFlightEncode, now: number): Promise<Rider[]> => {
+/**
+ * Takes on the queued encodes of other rungs of the leader's segment that fit (see above). A run at
+ * the lowest CPU priority (idle work) takes only idle work: anything more urgent would crawl in it.
+ */
+const takeRiders = async (leader: InFlightEncode, attempt: WorkAttempt, now: number): Promise<Rider[]> => {
   const mediaSeconds = leader.request.plan.video?.segments[leader.request.index]?.duration ?? 0;
   const waited = leader.work.workClass() === 'deadline';
   let finishMs = wholeEncodeMs(leader, mediaSeconds);
@@ -82,6 +85,7 @@ const takeRiders = async (leader: InFlightEncode, now: number): Promise<Rider[]>
     const extraMs = ownEncodeMs(flight, mediaSeconds);
     const fitsSlack = now + finishMs + extraMs <= leader.work.deadline();
     if (waited && flight.work.workClass() !== 'deadline' && !fitsSlack) continue;
+    if (attempt.background && flight.work.workClass() !== 'idle') continue;
     const joined = flight.work.joinRunning();
     if (!joined) continue;
     const target = mediaSegmentPath(getEnv().dataDir, flight.assetId, flight.rung, flight.request.index);
@@ -108,7 +112,7 @@ export const encodeWithRiders = async (
   target: string,
   single: () => Promise<void>,
 ): Promise<void> => {
-  const riders = await takeRiders(leader, Date.now());
+  const riders = await takeRiders(leader, attempt, Date.now());
   if (riders.length === 0) return single();
   const requests: SegmentRequest[] = [leader.request, ...riders.map((rider) => rider.flight.request)];
   const together = requests.map(({ rung }) => rung.name);
