@@ -3,7 +3,7 @@ import { chromiumLaunchOptions } from '../chromium';
 import { REPO_ROOT } from '../paths';
 import { startPlayerPageServer } from '../player-page';
 import { formatMs, round, sleep } from '../stats';
-import { spread, type Spread } from './load';
+import { spread, stalledShares, type Spread } from './load';
 import { table } from './report-sections';
 import { CHECK_SCRIPT, SAMPLE_MS, STALL_MS, type PageCheck, type PageError, type PageLoad, type PageRequest } from './capacity-browser-page';
 
@@ -240,16 +240,7 @@ const summariseChecks = (
     for (const entry of outcomes) counts[entry.then ?? 'not fetched'] = (counts[entry.then ?? 'not fetched'] ?? 0) + 1;
     return counts;
   };
-  let stalled = 0;
-  let watched = 0;
-  let worst = 0;
-  for (const row of rows) {
-    if (row.startupMs === null) continue;
-    const total = row.reachedSeconds + row.stalledSeconds;
-    stalled += row.stalledSeconds;
-    watched += total;
-    if (total > 0) worst = Math.max(worst, row.stalledSeconds / total);
-  }
+  const shares = stalledShares(rows);
   const perPlayer = rows.map(({ fetches: _fetches, ...row }) => row);
   return {
     ...meta,
@@ -263,8 +254,8 @@ const summariseChecks = (
     waitingEvents: sum((row) => row.waitingEvents),
     waitingSeconds: round(sum((row) => row.waitingSeconds), 1),
     bufferStalledErrors: sum((row) => row.bufferStalledErrors),
-    worstStalledShare: round(worst, 4),
-    stalledShare: watched > 0 ? round(stalled / watched, 4) : 0,
+    worstStalledShare: shares.worst,
+    stalledShare: shares.all,
     startupMs: spread(rows.map((row) => row.startupMs).filter((value): value is number => value !== null)),
     firstSegmentMs: spread(rows.map((row) => row.firstSegmentMs).filter((value): value is number => value !== null)),
     videoFetchMs: spread(rows.flatMap((row) => row.fetches.video)),

@@ -4,7 +4,7 @@ import { measureBrowserPlayers, type BrowserCheckResult } from './capacity-brows
 import { measureCodingCosts, type CodingCosts } from './coding-costs';
 import { pollEncodingLoad } from './encoding-load-poller';
 import type { CreatedAsset } from './keyframe-api';
-import { createAtOnce, longestVideoSegmentSeconds, runViewers, summarisePass, warmLadders, type CreateBurstResult, type ViewerPassResult } from './load';
+import { createAtOnce, longestVideoSegmentSeconds, runViewers, stalledShares, summarisePass, warmLadders, type CreateBurstResult, type ViewerPassResult } from './load';
 import { startStaticServer } from '../static-server';
 import { round, sleep } from '../stats';
 import type { PacingPolicy } from '../viewer-model';
@@ -62,20 +62,6 @@ export type CapacityResult = {
 };
 
 type FreshAssets = { baseUrl: string; token: AccessToken; creates: CreateBurstResult; playbackIds: string[] };
-
-const stalledShares = (pass: ViewerPassResult): { worst: number; all: number } => {
-  let stalled = 0;
-  let watched = 0;
-  let worst = 0;
-  for (const viewer of pass.perViewer) {
-    if (viewer.startupMs === null) continue;
-    const total = viewer.reachedSeconds + viewer.stalledSeconds;
-    stalled += viewer.stalledSeconds;
-    watched += total;
-    if (total > 0) worst = Math.max(worst, viewer.stalledSeconds / total);
-  }
-  return { worst: round(worst, 4), all: watched > 0 ? round(stalled / watched, 4) : 0 };
-};
 
 const describeStep = (step: CapacityStep): string => {
   const { pass } = step;
@@ -135,7 +121,7 @@ export const measureCapacity = async ({
     for (const assets of options.assetCounts) {
       await onFreshAssets(assets, async (fresh) => {
         const pass = await simulatedPass(fresh, options.viewersPerAsset);
-        const shares = stalledShares(pass);
+        const shares = stalledShares(pass.perViewer);
         const step: CapacityStep = {
           assets,
           viewers: pass.viewers,

@@ -82,6 +82,18 @@ const toNullOutputs = (args: string[], count: number): string[] => {
 
 const medianOf = (values: number[]): number => median(values) ?? Number.NaN;
 
+/** `runs` runs of one ffmpeg command: median CPU and wall-clock seconds per second of media. */
+const perMediaSecond = async (args: readonly string[], mediaSeconds: number, runs: number): Promise<{ cpu: number; wall: number }> => {
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const measured = await ffmpegCpu(args);
+    cpu.push(measured.cpuSeconds / mediaSeconds);
+    wall.push(measured.wallSeconds / mediaSeconds);
+  }
+  return { cpu: medianOf(cpu), wall: medianOf(wall) };
+};
+
 export const measureCodingCosts = async ({
   inputPath,
   width,
@@ -100,12 +112,7 @@ export const measureCodingCosts = async ({
   log: (line: string) => void;
 }): Promise<{ costs: CodingCosts; ladder: Rung[] }> => {
   const cores = os.availableParallelism();
-  const decodes: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const { cpuSeconds } = await ffmpegCpu(['-hide_banner', '-v', 'error', '-i', inputPath, '-map', '0:v:0', '-f', 'null', '-']);
-    decodes.push(cpuSeconds / durationSeconds);
-  }
-  const decodeCpuPerMediaSecond = medianOf(decodes);
+  const decodeCpuPerMediaSecond = (await perMediaSecond(['-hide_banner', '-v', 'error', '-i', inputPath, '-map', '0:v:0', '-f', 'null', '-'], durationSeconds, runs)).cpu;
   const ladder = buildLadder({ display: { width, height }, frameRate, encodingTier: 'smart', maxResolutionTier: '1080p' }).filter((rung) => !rung.isBackground);
   const plan = buildSegmentPlan({ duration: durationSeconds, frameRate, constantFrameRate: true });
   // A full-length segment from the middle of the asset, as most of a viewer's segments are.
@@ -113,20 +120,14 @@ export const measureCodingCosts = async ({
   const window = encodeWindow(plan, index);
   const rungs: RungCodingCost[] = [];
   for (const rung of ladder) {
-    const cpu: number[] = [];
-    const wall: number[] = [];
-    for (let run = 0; run < runs; run++) {
-      const measured = await ffmpegCpu(toNull(buildVideoSegmentArgs({ inputPath, rung, ...window })));
-      cpu.push(measured.cpuSeconds / window.durationSeconds);
-      wall.push(measured.wallSeconds / window.durationSeconds);
-    }
-    const segmentCpuPerMediaSecond = medianOf(cpu);
+    const segment = await perMediaSecond(toNull(buildVideoSegmentArgs({ inputPath, rung, ...window })), window.durationSeconds, runs);
+    const segmentCpuPerMediaSecond = segment.cpu;
     const encodeCpuPerMediaSecond = Math.max(0, segmentCpuPerMediaSecond - decodeCpuPerMediaSecond);
     rungs.push({
       rung: rung.name,
       segmentCpuPerMediaSecond: round(segmentCpuPerMediaSecond, 3),
       encodeCpuPerMediaSecond: round(encodeCpuPerMediaSecond, 3),
-      wallPerMediaSecond: round(medianOf(wall), 3),
+      wallPerMediaSecond: round(segment.wall, 3),
       assetsInRealTime: round(cores / (decodeCpuPerMediaSecond + encodeCpuPerMediaSecond), 2),
     });
     log(`capacity costs: ${rung.name} ${round(segmentCpuPerMediaSecond, 3)} CPU-s per media second (decode ${round(decodeCpuPerMediaSecond, 3)})`);
@@ -136,33 +137,24 @@ export const measureCodingCosts = async ({
   for (const names of [['270p', '540p'], ['270p', '540p', '720p']]) {
     const chosen = ladder.filter((rung) => names.includes(rung.name));
     if (chosen.length !== names.length) continue;
-    const cpu: number[] = [];
-    const wall: number[] = [];
-    for (let run = 0; run < runs; run++) {
-      const args = buildMultiRungSegmentArgs({ inputPath, outputs: chosen.map((rung) => ({ rung })), ...window });
-      const measured = await ffmpegCpu(toNullOutputs(args, chosen.length));
-      cpu.push(measured.cpuSeconds / window.durationSeconds);
-      wall.push(measured.wallSeconds / window.durationSeconds);
-    }
-    const jointCpuPerMediaSecond = medianOf(cpu);
+    const args = buildMultiRungSegmentArgs({ inputPath, outputs: chosen.map((rung) => ({ rung })), ...window });
+    const together = await perMediaSecond(toNullOutputs(args, chosen.length), window.durationSeconds, runs);
+    const jointCpuPerMediaSecond = together.cpu;
     const separateCpuPerMediaSecond = chosen.reduce((sum, rung) => sum + (rungs.find((cost) => cost.rung === rung.name)?.segmentCpuPerMediaSecond ?? 0), 0);
     joint.push({
       rungs: names,
       jointCpuPerMediaSecond: round(jointCpuPerMediaSecond, 3),
       separateCpuPerMediaSecond: round(separateCpuPerMediaSecond, 3),
       saved: round(1 - jointCpuPerMediaSecond / separateCpuPerMediaSecond, 3),
-      jointWallPerMediaSecond: round(medianOf(wall), 3),
+      jointWallPerMediaSecond: round(together.wall, 3),
     });
     log(`capacity costs: ${names.join(' + ')} together ${round(jointCpuPerMediaSecond, 3)} CPU-s per media second, apart ${round(separateCpuPerMediaSecond, 3)}`);
   }
   // The same rung, continuously: what the machine can do with no per-segment overhead at all.
   const cheapestRung = ladder[0];
-  const continuous: number[] = [];
-  for (let run = 0; cheapestRung && run < runs; run++) {
-    const { cpuSeconds } = await ffmpegCpu(toNull(buildVideoSegmentArgs({ inputPath, rung: cheapestRung, seekSeconds: 0, durationSeconds })));
-    continuous.push(cpuSeconds / durationSeconds);
-  }
-  const continuousCheapest = medianOf(continuous);
+  const continuousCheapest = cheapestRung
+    ? (await perMediaSecond(toNull(buildVideoSegmentArgs({ inputPath, rung: cheapestRung, seekSeconds: 0, durationSeconds })), durationSeconds, runs)).cpu
+    : Number.NaN;
   if (cheapestRung) log(`capacity costs: ${cheapestRung.name} continuously ${round(continuousCheapest, 3)} CPU-s per media second`);
   const cheapest = rungs[0];
   return {

@@ -101,6 +101,24 @@ export const spread = (values: number[]): Spread => ({
   max: values.length > 0 ? Math.max(...values) : null,
 });
 
+/**
+ * Stalled seconds ÷ watched seconds (played + stalled) of the players that started: the worst one,
+ * and all together.
+ */
+export const stalledShares = (players: ReadonlyArray<{ startupMs: number | null; reachedSeconds: number; stalledSeconds: number }>): { worst: number; all: number } => {
+  let stalled = 0;
+  let watched = 0;
+  let worst = 0;
+  for (const player of players) {
+    if (player.startupMs === null) continue;
+    const total = player.reachedSeconds + player.stalledSeconds;
+    stalled += player.stalledSeconds;
+    watched += total;
+    if (total > 0) worst = Math.max(worst, player.stalledSeconds / total);
+  }
+  return { worst: round(worst, 4), all: watched > 0 ? round(stalled / watched, 4) : 0 };
+};
+
 const DB_POLL_MS = 50;
 const READY_TIMEOUT_MS = 10 * 60_000;
 

@@ -337,13 +337,7 @@ export class DeadlineScheduler<K extends string, S = undefined> {
     job.outsideSlots = true;
     job.startedAt = this.now();
     this.runningJobs.add(job);
-    const end = (ended: () => void) => {
-      if (job.state !== 'running' || !job.joined) return;
-      this.runningJobs.delete(job);
-      job.joined = false;
-      ended();
-      this.pump();
-    };
+    const end = (ended: () => void) => this.endJoined(job, ended);
     return {
       finish: (value) =>
         end(() => {
@@ -364,16 +358,24 @@ export class DeadlineScheduler<K extends string, S = undefined> {
     };
   }
 
+  // Ends work taken over by another attempt, once: later words of that attempt change nothing.
+  private endJoined(job: Job<K, S>, ended: () => void): void {
+    if (job.state !== 'running' || !job.joined) return;
+    this.runningJobs.delete(job);
+    job.joined = false;
+    ended();
+    this.pump();
+  }
+
   private cancel(job: Job<K, S>, reason: Error): void {
     if (job.state === 'finished' || job.cancelReason) return;
     job.cancelReason = reason;
     // Another attempt is doing it: whatever that one makes of it, nobody waits for it any more.
     if (job.joined) {
-      this.runningJobs.delete(job);
-      job.joined = false;
-      this.finish(job, false);
-      job.reject(reason);
-      this.pump();
+      this.endJoined(job, () => {
+        this.finish(job, false);
+        job.reject(reason);
+      });
       return;
     }
     if (job.state === 'queued') {

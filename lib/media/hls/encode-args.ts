@@ -54,6 +54,19 @@ const windowArgs = ({ seekSeconds, durationSeconds, keyframeLookaheadSeconds = 0
   };
 };
 
+// Everything before a segment encode's output options: the source window's input (seek included)
+// and the watermark images, which as inputs must come before any output option.
+const segmentInputArgs = (inputPath: string, window: { inputOptions: string[] }, imageInputs: readonly string[]): string[] => [
+  '-hide_banner',
+  '-nostdin',
+  '-v',
+  'error',
+  ...window.inputOptions,
+  '-i',
+  inputPath,
+  ...imageInputs,
+];
+
 const scaleTo = (rung: Rung): string => `scale=${rung.width}:${rung.height}:flags=bicubic`;
 
 // The output options of one rung's segment, up to and including its target: the options of
@@ -158,15 +171,7 @@ export const buildVideoSegmentArgs = ({
     overlays,
   });
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    ...window.inputOptions,
-    '-i',
-    inputPath,
-    // Watermark images: inputs, so before the output options.
-    ...video.inputs,
+    ...segmentInputArgs(inputPath, window, video.inputs),
     ...videoSegmentOutputArgs({ rung, durationSeconds, preset, video: video.filter, target: 'pipe:1' }),
   ];
 };
@@ -214,15 +219,7 @@ export const buildMultiRungSegmentArgs = ({
     nextInput += overlays.length;
   });
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    ...window.inputOptions,
-    '-i',
-    inputPath,
-    // Watermark images: inputs, so before the output options.
-    ...imageInputs,
+    ...segmentInputArgs(inputPath, window, imageInputs),
     '-filter_complex',
     chains.join(';'),
     ...outputs.flatMap(({ rung, preset = presetForRung(rung) }, index) =>

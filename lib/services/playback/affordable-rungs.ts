@@ -23,11 +23,9 @@ export const overCapacity = (): boolean => encoderScheduler().queuedDeadlineWork
 // Nothing comparable measured yet (null): there is no evidence to refuse on.
 const finishesInTime = (rung: Rung, mediaSeconds: number, deadline: number): boolean => canMeetDeadline(rung.name, mediaSeconds, deadline) ?? true;
 
-// An encode being dropped (nobody wants it) is about to disappear: it does not count.
-const isBeingEncoded = isSegmentBeingEncoded;
 
 const isServable = (assetId: string, rung: Rung, index: number, mediaSeconds: number, deadline: number): boolean =>
-  storedVideoSegment(assetId, rung, index) !== null || isBeingEncoded(assetId, rung, index) || finishesInTime(rung, mediaSeconds, deadline);
+  storedVideoSegment(assetId, rung, index) !== null || isSegmentBeingEncoded(assetId, rung, index) || finishesInTime(rung, mediaSeconds, deadline);
 
 /**
  * The rungs a new player may be offered now: those whose first segment is stored, or can be
@@ -66,7 +64,7 @@ export const shouldSteerToCheaperRung = ({
   // the rung for the rest of the session (its penalty box does not expire by default).
   if (!segment || !overCapacity()) return false;
   // Already being encoded (a prefetch, another viewer): joining it is the quickest way.
-  if (isBeingEncoded(assetId, rung, index)) return false;
+  if (isSegmentBeingEncoded(assetId, rung, index)) return false;
   const cheaper = plan.rungs.filter((candidate) => !candidate.isBackground && pixels(candidate) < pixels(rung));
   if (cheaper.length === 0 || finishesInTime(rung, segment.duration, deadline)) return false;
   return cheaper.some((candidate) => isServable(assetId, candidate, index, segment.duration, deadline));

@@ -20,7 +20,7 @@ import type { ScheduledWork, WorkAttempt } from '../../utils/deadline-scheduler'
 import { sourceInput } from '../inputs/source-input';
 import { isMarkerStored, isStoredHereOrShared, shareFile, sharedStore } from '../storage/shared-storage';
 import { forgetAudioSegmentsWanted, noteAudioSegmentWanted, paceAudioEncode, type AudioPacer } from './audio-pacing';
-import { encodeCostPerMediaSecond, recordEncodeCost } from './encode-costs';
+import { expectedEncodeMs, recordEncodeCost } from './encode-costs';
 import { playbackState } from './playback-state';
 import { PRIMARY_AUDIO_RENDITION } from '../../media/names';
 import type { AudioRendition } from './audio-renditions';
@@ -220,7 +220,7 @@ export const ensureAudioEncoding = async ({
     slotlessWhenUrgent: true,
     label: key,
     subject: { rung: AUDIO_COST_KEY, forBackgroundRungs: false },
-    costMs: (encodeCostPerMediaSecond(AUDIO_COST_KEY)?.secondsPerMediaSecond ?? 0) * rendition.duration * 1000,
+    costMs: expectedEncodeMs(AUDIO_COST_KEY, rendition.duration),
     // Judged per segment by the viewers waiting for them (waitForAudioFile), not by when the
     // whole track is done.
     judgeByFinish: false,

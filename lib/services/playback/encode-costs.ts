@@ -40,7 +40,8 @@ export const rungCosts = (): RungCost[] => [...costs().values()].map((cost) => (
 // camera-like source about half of the 270p rung's cost, a third of the 1080p one's, measured by
 // the benchmark's capacity phase). Scaling a measured rung by pixels alone made the lower rungs look
 // four times cheaper than they are, and admitted more viewers than the machine could carry.
-const FIXED_SHARE = 0.5;
+// Several rungs of one segment encoded in one run share that part (joint-segment-encodes.ts).
+export const FIXED_SHARE = 0.5;
 
 const pixelsOfRung = (rung: string): number | null => {
   const side = shortSideOfRungName(rung);
@@ -72,6 +73,13 @@ export const encodeCostPerMediaSecond = (rung: string): { secondsPerMediaSecond:
   const estimate = slope > 0 && onLine > 0 ? onLine : fromOne;
   return { secondsPerMediaSecond: estimate, measured: false };
 };
+
+/**
+ * Expected milliseconds of an encode of `mediaSeconds` of `rung` given a core (0 while nothing
+ * comparable is measured); `share` of it: the rung's own encoding without the shared decode.
+ */
+export const expectedEncodeMs = (rung: string, mediaSeconds: number, share = 1): number =>
+  (encodeCostPerMediaSecond(rung)?.secondsPerMediaSecond ?? 0) * share * mediaSeconds * 1000;
 
 /** Forgets every measurement (tests). */
 export const resetEncodeCosts = (): void => costs().clear();

@@ -1,5 +1,5 @@
 import { estimatedStartMs, encoderScheduler } from './runtime';
-import { encodeCostPerMediaSecond } from './encode-costs';
+import { encodeCostPerMediaSecond, expectedEncodeMs } from './encode-costs';
 import { describeLoad, type EncodingLoad } from './load-snapshot';
 
 export type { EncodeKind, EncodingLoad, RungEncodeCost } from './load-snapshot';
@@ -15,9 +15,8 @@ export const encodingLoad = (): EncodingLoad => describeLoad(encoderScheduler())
  * of comparable size has been measured on this machine.
  */
 export const estimatedEncodeFinishMs = (rungName: string, mediaSeconds: number, deadline = Date.now()): number | null => {
-  const cost = encodeCostPerMediaSecond(rungName);
-  if (!cost) return null;
-  return estimatedStartMs(deadline) + cost.secondsPerMediaSecond * mediaSeconds * 1000;
+  if (!encodeCostPerMediaSecond(rungName)) return null;
+  return estimatedStartMs(deadline) + expectedEncodeMs(rungName, mediaSeconds);
 };
 
 /**

@@ -3,7 +3,7 @@ import { getLogger } from '../../log';
 import { mediaSegmentPath } from '../../storage/asset-files';
 import type { JoinedWork, WorkAttempt } from '../../utils/deadline-scheduler';
 import { isStoredHereOrShared } from '../storage/shared-storage';
-import { encodeCostPerMediaSecond } from './encode-costs';
+import { expectedEncodeMs, FIXED_SHARE } from './encode-costs';
 import type { SegmentRequest } from './playback-plan';
 import { encodeKey, inFlightEncodes, segmentProduction, segmentProductionKey, type InFlightEncode } from './runtime';
 import { encodeJointSegmentBytes, storeEncodedSegment } from './segment-encode-runs';
@@ -23,16 +23,9 @@ import { encodeJointSegmentBytes, storeEncodedSegment } from './segment-encode-r
 // Ffmpeg encodes the outputs of one run one after the other for each picture: more riders than this
 // and the run's latency grows past what sharing the decode saves.
 const MAX_RUNGS_PER_RUN = 3;
-// The share of a rung's measured cost that is its own encoding rather than the shared decode.
-const OWN_ENCODE_SHARE = 0.5;
+
 
 type Rider = { flight: InFlightEncode; joined: JoinedWork<void>; target: string; produced: (error?: unknown) => void };
-
-const ownEncodeMs = (flight: InFlightEncode, mediaSeconds: number): number =>
-  (encodeCostPerMediaSecond(flight.rung)?.secondsPerMediaSecond ?? 0) * OWN_ENCODE_SHARE * mediaSeconds * 1000;
-
-const wholeEncodeMs = (flight: InFlightEncode, mediaSeconds: number): number =>
-  (encodeCostPerMediaSecond(flight.rung)?.secondsPerMediaSecond ?? 0) * mediaSeconds * 1000;
 
 // Queued encodes of the other rungs of this segment that may ride along, most urgent first.
 const candidatesFor = (leader: InFlightEncode): InFlightEncode[] => {
@@ -78,11 +71,12 @@ const claimProduction = (key: string, target: string): Promise<((error?: unknown
 const takeRiders = async (leader: InFlightEncode, attempt: WorkAttempt, now: number): Promise<Rider[]> => {
   const mediaSeconds = leader.request.plan.video?.segments[leader.request.index]?.duration ?? 0;
   const waited = leader.work.workClass() === 'deadline';
-  let finishMs = wholeEncodeMs(leader, mediaSeconds);
+  let finishMs = expectedEncodeMs(leader.rung, mediaSeconds);
   const riders: Rider[] = [];
   for (const flight of candidatesFor(leader)) {
     if (riders.length + 1 >= MAX_RUNGS_PER_RUN) break;
-    const extraMs = ownEncodeMs(flight, mediaSeconds);
+    // A rider adds its own encoding, not the decode it shares.
+    const extraMs = expectedEncodeMs(flight.rung, mediaSeconds, 1 - FIXED_SHARE);
     const fitsSlack = now + finishMs + extraMs <= leader.work.deadline();
     if (waited && flight.work.workClass() !== 'deadline' && !fitsSlack) continue;
     if (attempt.background && flight.work.workClass() !== 'idle') continue;

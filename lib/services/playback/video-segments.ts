@@ -9,7 +9,7 @@ import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
 import { sourceInput } from '../inputs/source-input';
 import { publicUrlInBucket, redirectsToBucket } from '../storage/bucket-redirects';
 import { fetchFromBucket, isStoredHereOrShared, sharedStore } from '../storage/shared-storage';
-import { encodeCostPerMediaSecond } from './encode-costs';
+import { expectedEncodeMs } from './encode-costs';
 import { encodeWithRiders } from './joint-segment-encodes';
 import { overlayImages } from './overlay-images';
 import type { SegmentRequest } from './playback-plan';
@@ -72,8 +72,6 @@ const needOf = ({ priority, deadline, notAdmitted = false }: EncodeRequest, now:
   }
 };
 
-const expectedCostMs = (rung: Rung, mediaSeconds: number): number =>
-  (encodeCostPerMediaSecond(rung.name)?.secondsPerMediaSecond ?? 0) * mediaSeconds * 1000;
 
 const startEncode = (request: EncodeRequest, key: string): InFlightEncode => {
   const flights = inFlightEncodes();
@@ -98,7 +96,7 @@ const startEncode = (request: EncodeRequest, key: string): InFlightEncode => {
     ...need,
     label: key,
     subject,
-    costMs: expectedCostMs(rung, plan.video?.segments[index]?.duration ?? 0),
+    costMs: expectedEncodeMs(rung.name, plan.video?.segments[index]?.duration ?? 0),
     run: (attempt) => encodeVideoSegment(flight, attempt),
   });
   const forget = () => {
@@ -132,7 +130,7 @@ export const storedVideoSegment = (assetId: string, rung: Rung, index: number): 
   return segmentCache().touch(target) ? target : null;
 };
 
-/** Whether an encode of the segment is queued or running here (and not being dropped). */
+/** Whether an encode of the segment is queued or running here; one being dropped (nobody wants it) is about to disappear and does not count. */
 export const isSegmentBeingEncoded = (assetId: string, rung: Rung, index: number): boolean => {
   const flight = inFlightEncodes().get(encodeKey(assetId, rung.name, index));
   return flight !== undefined && !flight.dropped;
