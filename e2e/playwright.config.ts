@@ -2,9 +2,12 @@ import { defineConfig } from '@playwright/test';
 import { chromiumLaunchOptions } from '../harness/chromium';
 
 // Paths are relative to this file (e2e/). Run with: npx playwright test -c e2e
+// A separate pass (E2E_RUN_NAME=chaos, the cluster run's last) keeps its artifacts and report apart.
+const runName = process.env.E2E_RUN_NAME ? `-${process.env.E2E_RUN_NAME}` : '';
+
 export default defineConfig({
   testDir: '.',
-  outputDir: '.artifacts/results',
+  outputDir: `.artifacts/results${runName}`,
   globalSetup: './global-setup.ts',
   globalTeardown: './global-teardown.ts',
   timeout: 60_000,
@@ -15,9 +18,9 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   reporter: [
     ['list'],
-    ['html', { outputFolder: '.artifacts/report', open: 'never' }],
+    ['html', { outputFolder: `.artifacts/report${runName}`, open: 'never' }],
     // Per-test durations of the last run, to see where the suite's time goes.
-    ['json', { outputFile: `.artifacts/${process.env.E2E_CLUSTER === '1' ? 'cluster-' : ''}timings.json` }],
+    ['json', { outputFile: `.artifacts/${process.env.E2E_CLUSTER === '1' ? 'cluster-' : ''}timings${runName}.json` }],
   ],
   projects: [
     {
@@ -53,6 +56,14 @@ export default defineConfig({
       testMatch: '**/*.spec.ts',
       timeout: 120_000,
       use: { launchOptions: chromiumLaunchOptions, viewport: { width: 1280, height: 800 } },
+    },
+    {
+      // The chaos soak, shortened (cluster run only): four nodes and their ffmpeg under load take
+      // both cores, so harness/run-cluster-e2e.mjs runs it alone, after the rest.
+      name: 'chaos',
+      testDir: './chaos',
+      testMatch: '**/*.spec.ts',
+      timeout: 600_000,
     },
   ],
 });

@@ -291,3 +291,22 @@ export const watchProcesses = (
     },
   };
 };
+
+/** The child's exit code once it has exited (null: killed by a signal, or it never started). */
+export const exitCodeOf = (child: ChildProcess): Promise<number | null> =>
+  new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.once('error', () => resolve(null));
+  });
+
+/**
+ * Ends a child that finishes cleanly on SIGINT (ffmpeg closes its output, as an encoder's "stop
+ * streaming" does), with SIGKILL after `graceMs`; resolves once it has exited.
+ */
+export const interruptChild = async (child: ChildProcess, exited: Promise<unknown>, graceMs: number): Promise<void> => {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+};

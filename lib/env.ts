@@ -67,9 +67,11 @@ const rawEnvSchema = z.object({
   INGEST_CPU_CONCURRENCY: positiveInt(os.availableParallelism()),
   JIT_ENCODE_CONCURRENCY: positiveInt(os.availableParallelism()),
   RENDITION_CACHE_MAX_BYTES: positiveInt(20 * 1024 ** 3),
+  // Below this much free space on DATA_DIR's disk the health check answers 503 (segments, uploads
+  // and sources can no longer be written); 0 turns the check off.
+  HEALTH_MIN_FREE_DISK_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(100)),
   // Processes in front of the app that answer cached playlists and send stored files (see
-  // lib/server/playback-workers.ts); 0 serves everything from the one process. Off by default
-  // until cold playback with them is understood (docs/delivery.md).
+  // lib/server/playback-workers.ts); 0 serves everything from the one process.
   PLAYBACK_WORKERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(64).default(2)),
   PLAYBACK_WORKER_MEMORY_CACHE_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(64 * 1024 ** 2)),
   PREFETCH_SEGMENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(20).default(3)),
@@ -193,6 +195,8 @@ export type Env = {
   ingestCpuConcurrency: number;
   jitEncodeConcurrency: number;
   renditionCacheMaxBytes: number;
+  /** Free bytes on DATA_DIR's disk below which this node reports itself unhealthy; 0: not checked. */
+  healthMinFreeDiskBytes: number;
   prefetchSegments: number;
   /** Playback worker processes holding the public port in front of this one; 0: none. */
   playbackWorkers: number;
@@ -337,6 +341,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     ingestCpuConcurrency: raw.INGEST_CPU_CONCURRENCY,
     jitEncodeConcurrency: raw.JIT_ENCODE_CONCURRENCY,
     renditionCacheMaxBytes: raw.RENDITION_CACHE_MAX_BYTES,
+    healthMinFreeDiskBytes: raw.HEALTH_MIN_FREE_DISK_MB * 1024 ** 2,
     prefetchSegments: raw.PREFETCH_SEGMENTS,
     playbackWorkers: raw.PLAYBACK_WORKERS,
     playbackWorkerMemoryCacheBytes: raw.PLAYBACK_WORKER_MEMORY_CACHE_BYTES,

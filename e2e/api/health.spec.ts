@@ -46,4 +46,16 @@ test.describe('health', () => {
     const reasons = stringsIn(body).filter((value) => /ffmpeg/i.test(value));
     expect(reasons, text).not.toHaveLength(0);
   });
+
+  test("answers 503 naming the disk when DATA_DIR's disk has less free space than HEALTH_MIN_FREE_DISK_MB", async () => {
+    // More than any disk here has: the real free space is below it, as on a node whose disk filled up.
+    const server = await startKeyframe({ label: 'health-disk-full', env: { HEALTH_MIN_FREE_DISK_MB: String(2 ** 40) }, ready: 'responding' });
+    servers.push(server);
+
+    const response = await fetch(server.url('/api/health'));
+    const text = await response.text();
+    expect(response.status, text).toBe(503);
+    const body = JSON.parse(text) as { checks: { disk: { ok: boolean; freeBytes: number; reason: string } } };
+    expect(body.checks.disk, text).toMatchObject({ ok: false, freeBytes: expect.any(Number), reason: expect.stringMatching(/^DATA_DIR has \d+ MiB free/) });
+  });
 });

@@ -110,8 +110,8 @@ test('SIGTERM of a worker mid-ingest: it exits within 15 s and the other worker 
   const exit = await stopping.stop({ timeoutMs: 15_000 });
   expect(exit.at - signalledAt).toBeLessThan(15_000);
   expect(exit.code).toBe(0);
-  // Returned to the queue, not left to time out: well within the 30 s lock of a killed worker.
-  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 20_000);
+  // Returned to the queue, not left to time out: sooner than a killed worker's 15 s lock runs out.
+  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 12_000);
   expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
 });
 
@@ -140,35 +140,42 @@ test('two workers, several assets: every webhook event is delivered exactly once
   }
 });
 
-test('two app nodes asked for one cold segment at once: one ffmpeg encode across both, same bytes from both', async ({ fixtures, media }) => {
-  const appA = await cluster.start('http', 'app-a', { FILL_IDLE_ENCODERS: 'false', PREFETCH_SEGMENTS: '0' });
-  const appB = await cluster.start('http', 'app-b', { FILL_IDLE_ENCODERS: 'false', PREFETCH_SEGMENTS: '0' });
-  await cluster.start('worker', 'worker');
-  const api = new Api(appA.baseUrl, await appA.createToken());
-  const created = await api.createAsset({ inputs: [{ url: media.fileUrl(fixtures.file('video720p')) }], playback_policies: ['public'] });
-  const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 60_000);
-  expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
-  const playbackId = asset.playback_ids[0].id as string;
+for (const { coordination, env } of [
+  { coordination: 'a Redis lock', env: {} },
+  // Nodes sharing only PostgreSQL: its advisory locks (lib/coordination/postgres-segment-lock.ts).
+  { coordination: 'a PostgreSQL advisory lock, no Redis', env: { REDIS_URL: '' } },
+]) {
+  test(`two app nodes asked for one cold segment at once: one ffmpeg encode across both, same bytes from both (${coordination})`, async ({ fixtures, media }) => {
+    const nodeEnv = { FILL_IDLE_ENCODERS: 'false', PREFETCH_SEGMENTS: '0', ...env };
+    const appA = await cluster.start('http', 'app-a', nodeEnv);
+    const appB = await cluster.start('http', 'app-b', nodeEnv);
+    await cluster.start('worker', 'worker', env);
+    const api = new Api(appA.baseUrl, await appA.createToken());
+    const created = await api.createAsset({ inputs: [{ url: media.fileUrl(fixtures.file('video720p')) }], playback_policies: ['public'] });
+    const asset = await api.waitForStatus(created.id, ['ready', 'errored'], 60_000);
+    expect(asset.status, JSON.stringify(asset.errors)).toBe('ready');
+    const playbackId = asset.playback_ids[0].id as string;
 
-  const multivariant = await loadMultivariant(multivariantUrl(appA, playbackId));
-  const variant = multivariant.video.find((candidate) => candidate.name === '720p') ?? multivariant.video.at(-1)!;
-  const playlist = parseMediaPlaylist((await httpGet(variant.url)).text, variant.url);
-  const index = playlist.segments.length - 1;
-  const segmentPath = new URL(playlist.segments[index]!.url).pathname;
+    const multivariant = await loadMultivariant(multivariantUrl(appA, playbackId));
+    const variant = multivariant.video.find((candidate) => candidate.name === '720p') ?? multivariant.video.at(-1)!;
+    const playlist = parseMediaPlaylist((await httpGet(variant.url)).text, variant.url);
+    const index = playlist.segments.length - 1;
+    const segmentPath = new URL(playlist.segments[index]!.url).pathname;
 
-  const isEncode = (entry: ProcessEntry) => isFfmpeg(entry) && entry.command.includes(asset.id) && scalesToWidth(entry, variant.resolution!.width);
-  const watches = [appA, appB].map((server) => watchProcesses(server.pid, isEncode, { intervalMs: 20 }));
-  const responses = await Promise.all(
-    Array.from({ length: 10 }, (_, n) => httpGet((n % 2 ? appA : appB).url(segmentPath))),
-  );
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
-  for (const watch of watches) await watch.stop();
+    const isEncode = (entry: ProcessEntry) => isFfmpeg(entry) && entry.command.includes(asset.id) && scalesToWidth(entry, variant.resolution!.width);
+    const watches = [appA, appB].map((server) => watchProcesses(server.pid, isEncode, { intervalMs: 20 }));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => httpGet((n % 2 ? appA : appB).url(segmentPath))),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    for (const watch of watches) await watch.stop();
 
-  expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
-  expect(new Set(responses.map((response) => response.body.toString('base64'))).size, 'identical bytes from both nodes').toBe(1);
-  const [onA, onB] = watches.map((watch) => watch.seen.size);
-  expect((onA ?? 0) + (onB ?? 0), `encodes: app-a ${onA}, app-b ${onB}`).toBe(1);
-});
+    expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
+    expect(new Set(responses.map((response) => response.body.toString('base64'))).size, 'identical bytes from both nodes').toBe(1);
+    const [onA, onB] = watches.map((watch) => watch.seen.size);
+    expect((onA ?? 0) + (onB ?? 0), `encodes: app-a ${onA}, app-b ${onB}`).toBe(1);
+  });
+}
 
 test('an asset or playback ID deleted through one app node 404s on the other at once, and stops being played there', async ({ fixtures, media }) => {
   const appA = await cluster.start('http', 'app-a');

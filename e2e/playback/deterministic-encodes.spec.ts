@@ -37,12 +37,26 @@ const loadRenditions = async (server: KeyframeServer, playbackId: string): Promi
   );
 };
 
+// A 429 is the server steering a player that walks a rung faster than real time on a busy (or
+// pinned, one-CPU) machine to a cheaper one; this spec wants that rung's bytes, so it comes back
+// for them once the encoder has room, as the refusal's "retry this rendition later" says.
+const STEERED_RETRY_MS = 2_000;
+const STEERED_RETRIES = 30;
+
+const getUnlessSteered = async (url: string) => {
+  for (let attempt = 0; ; attempt++) {
+    const response = await httpGet(url);
+    if (response.status !== 429 || attempt >= STEERED_RETRIES) return response;
+    await new Promise((resolve) => setTimeout(resolve, STEERED_RETRY_MS));
+  }
+};
+
 /** GETs the files in the given order, returning `<rendition>/<file>` → SHA-256. */
 const fetchHashes = async (files: { key: string; url: string }[], before?: (key: string) => void): Promise<Map<string, string>> => {
   const hashes = new Map<string, string>();
   for (const { key, url } of files) {
     before?.(key);
-    const response = await httpGet(url);
+    const response = await getUnlessSteered(url);
     expect(response.status, `GET ${url}: ${response.text.slice(0, 200)}`).toBe(200);
     expect(response.body.length, `${key} is not empty`).toBeGreaterThan(0);
     hashes.set(key, sha256(response.body));

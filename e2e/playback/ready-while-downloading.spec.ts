@@ -127,7 +127,9 @@ test('a server that trickles the range request does not hold the asset: it is re
 test('a source whose download breaks after the asset is ready turns the asset errored', async ({ playbackFixtures, playbackMedia }) => {
   test.setTimeout(120_000);
   await playbackFixtures.ensure('cbr360p40s');
-  const inputUrl = playbackMedia.throttledUrl(playbackFixtures.file('cbr360p40s'), { bytesPerSecond: BYTES_PER_SECOND, cutAt: 30_000_000 });
+  // Cut about 10 s in: ready takes a few seconds on a loaded 2-core box (CI saw an earlier cut,
+  // 3.75 s in, arrive before the probe had finished, so the asset errored without being ready first).
+  const inputUrl = playbackMedia.throttledUrl(playbackFixtures.file('cbr360p40s'), { bytesPerSecond: 4_000_000, cutAt: 40_000_000 });
   const created = await api.createAsset({ inputs: [{ url: inputUrl }], playback_policies: ['public'] });
   const ready = await api.waitForStatus(created.id, ['ready', 'errored'], 60_000);
   expect(ready.status).toBe('ready');

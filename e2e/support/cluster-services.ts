@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
 import { redisUnavailableAt } from '../../lib/coordination/test-redis';
+import { readObjectOrUndefined, testS3Client } from '../../harness/s3-client';
 
 // What the servers of a cluster-mode run (E2E_CLUSTER=1) share: the PostgreSQL and Redis on
 // 127.0.0.1 that CI machines run, and one Swift + s3api started by the global setup for the whole
@@ -30,18 +31,8 @@ export const clusterS3 = (): ClusterS3 => {
 
 export const uniqueClusterName = (): string => `keyframe-e2e-${randomBytes(6).toString('hex')}`;
 
-const s3Client = (s3: ClusterS3) =>
-  new S3Client({
-    endpoint: s3.endpoint,
-    region: s3.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-
 export const createBucket = async (s3: ClusterS3, bucket: string): Promise<void> => {
-  const client = s3Client(s3);
+  const client = testS3Client(s3);
   try {
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
   } finally {
@@ -51,13 +42,9 @@ export const createBucket = async (s3: ClusterS3, bucket: string): Promise<void>
 
 /** The object's bytes, or undefined if there is no such key. */
 export const readObject = async (s3: ClusterS3, bucket: string, key: string): Promise<Buffer | undefined> => {
-  const client = s3Client(s3);
+  const client = testS3Client(s3);
   try {
-    const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-    return Buffer.from(await object.Body!.transformToByteArray());
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
-    throw error;
+    return await readObjectOrUndefined(client, bucket, key);
   } finally {
     client.destroy();
   }
@@ -65,7 +52,7 @@ export const readObject = async (s3: ClusterS3, bucket: string, key: string): Pr
 
 /** The keys under `prefix` (at most 1000: enough for what a test puts there). */
 export const listKeys = async (s3: ClusterS3, bucket: string, prefix: string): Promise<string[]> => {
-  const client = s3Client(s3);
+  const client = testS3Client(s3);
   try {
     return ((await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }))).Contents ?? []).map((object) => object.Key ?? '');
   } finally {
@@ -75,7 +62,7 @@ export const listKeys = async (s3: ClusterS3, bucket: string, prefix: string): P
 
 /** Empties the bucket (one DeleteObject per key: Swift wants Content-MD5 on DeleteObjects) and removes it. */
 export const deleteBucket = async (s3: ClusterS3, bucket: string): Promise<void> => {
-  const client = s3Client(s3);
+  const client = testS3Client(s3);
   try {
     for (;;) {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }));

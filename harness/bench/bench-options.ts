@@ -4,12 +4,14 @@ import { ALL_INPUTS, CLEAN_30, CLEAN_300, LOAD_INPUT, PLAYBACK_INPUTS, SHORT_SEC
 import type { DeliveryOptions } from './delivery';
 import { DEFAULT_CAPACITY_OPTIONS, type CapacityOptions } from './capacity';
 import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './load';
+import { FAULT_KINDS, parseFaultKinds } from '../chaos/faults';
+import { DEFAULT_CHAOS_OPTIONS, type ChaosOptions } from '../chaos/run-chaos';
 import type { BenchResults } from './bench-results';
 import { TOPOLOGIES } from './scaled-deployment';
 
 // The command line of `npm run bench`: what to measure and how often.
 
-export const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector', 'capacity'] as const;
+export const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector', 'capacity', 'chaos'] as const;
 export type OnlyPart = (typeof ONLY)[number];
 
 export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -50,8 +52,19 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  idle machine (the physical limit), then for N = 1, 2, 4, 6, 8, 10 a server of its own, N
                  camera-like assets created at once and 5 viewers on each the moment they are ready
                  (playback starts on the first segment); the largest N again on cached ladders (control)
+  --only chaos   the chaos soak (about 15 min): a cluster of its own (nginx, 2 app nodes, 2 workers, a
+                 private PostgreSQL and Redis, Swift S3 behind a fault proxy) under mixed load (creates,
+                 chunked uploads, viewers, a broadcast, webhooks, API reads) while faults come one after
+                 another: node kills, Redis and PostgreSQL restarts, the bucket stalled and answering 503,
+                 a full disk, a frozen node; then the invariants (nothing lost, stuck, corrupted) and
+                 recovery per fault kind
+  --chaos-seconds S, --chaos-seed N, --chaos-kinds LIST
+                 the chaos soak's length (default 600 s of faults and load), fault order, and which faults
+                 (comma-separated; default all: ${FAULT_KINDS.join(', ')})
   --capacity-assets LIST, --capacity-viewers-per-asset N, --capacity-seconds S
                  the capacity curve's scale (default 1,2,4,6,8,10 assets, 5 viewers each, 50 s)
+  --capacity-skip-control
+                 leave out the control (the largest N again on cached ladders, minutes of warming)
   --capacity-skip-browser
                  leave out the check of the simulated viewers against hls.js in Chromium (2 fresh assets,
                  2 players each, next to as many simulated viewers on 2 other fresh assets)
@@ -127,6 +140,10 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
       'capacity-viewers-per-asset': { type: 'string' },
       'capacity-seconds': { type: 'string' },
       'capacity-skip-browser': { type: 'boolean', default: false },
+      'capacity-skip-control': { type: 'boolean', default: false },
+      'chaos-seconds': { type: 'string' },
+      'chaos-seed': { type: 'string' },
+      'chaos-kinds': { type: 'string' },
       out: { type: 'string' },
       'server-log-level': { type: 'string' },
       scaled: { type: 'boolean', default: false },
@@ -171,6 +188,13 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
     viewersPerAsset: positiveInt(values['capacity-viewers-per-asset'], DEFAULT_CAPACITY_OPTIONS.viewersPerAsset, 'capacity-viewers-per-asset'),
     wallSeconds: positiveInt(values['capacity-seconds'], DEFAULT_CAPACITY_OPTIONS.wallSeconds, 'capacity-seconds'),
     browserCheck: values['capacity-skip-browser'] ? null : DEFAULT_CAPACITY_OPTIONS.browserCheck,
+    control: !values['capacity-skip-control'],
+  };
+  const chaosOptions: ChaosOptions = {
+    ...DEFAULT_CHAOS_OPTIONS,
+    durationSeconds: positiveInt(values['chaos-seconds'], DEFAULT_CHAOS_OPTIONS.durationSeconds, 'chaos-seconds'),
+    seed: positiveInt(values['chaos-seed'], DEFAULT_CHAOS_OPTIONS.seed, 'chaos-seed'),
+    kinds: values['chaos-kinds'] === undefined ? DEFAULT_CHAOS_OPTIONS.kinds : parseFaultKinds(values['chaos-kinds']),
   };
   const scaledRequested = values.scaled ?? false;
   const topologies = (values['scaled-topologies'] ?? 'all,http+worker').split(',').map((name) => name.trim());
@@ -191,6 +215,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
   const doLive = only === 'live' || (only === undefined && !quick);
   const doCollector = only === 'collector' || (only === undefined && !quick);
   const doCapacity = only === 'capacity' || (only === undefined && !quick);
+  const doChaos = only === 'chaos' || (only === undefined && !quick);
   const mainServer = doReady || doSegments || doDelivery || doStatic;
   const doScaled = scaledRequested && (doReady || doSegments);
   const readySpecs = doReady ? ALL_INPUTS.filter((spec) => !quick || spec.durationSeconds === SHORT_SECONDS) : [];
@@ -217,12 +242,13 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
     deliveryOptions,
     loadOptions,
     capacityOptions,
+    chaosOptions,
     scaledRequested,
     topologies,
     waitIdleMinutes,
     ingestTimings: values['ingest-timings'] ?? false,
     serverLogLevel: values['server-log-level'],
-    parts: { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, doCapacity, mainServer, doScaled },
+    parts: { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, doCapacity, doChaos, mainServer, doScaled },
     readySpecs,
     specs,
   };

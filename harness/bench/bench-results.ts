@@ -4,6 +4,7 @@ import type { ColdPlaybackResult } from './cold-playback';
 import type { DeliveryOptions, DeliveryResult } from './delivery';
 import type { IdleMemory } from './idle-memory';
 import type { CollectorOptions, CollectorResult } from './collector';
+import type { ChaosOptions, ChaosResult } from '../chaos/run-chaos';
 import type { LiveOptions, LiveResult } from './live';
 import type { CapacityOptions, CapacityResult } from './capacity';
 import type { LoadOptions, LoadResult } from './load';
@@ -33,7 +34,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions' | 'live' | 'collector' | 'capacity';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions' | 'live' | 'collector' | 'capacity' | 'chaos';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;
@@ -56,6 +57,7 @@ export type BenchResults = {
     captions: { runsPerInput: number };
     live: LiveOptions;
     collector: CollectorOptions;
+    chaos: ChaosOptions;
   };
   inputs: BenchInput[];
   /** The main server's resident memory a few seconds after start, before any work. */
@@ -83,6 +85,8 @@ export type BenchResults = {
   live: PhaseOutcome<LiveResult>;
   /** mux-embed beacons at a fixed rate: answers, latency, views written, server memory. */
   collector: PhaseOutcome<CollectorResult>;
+  /** The chaos soak: faults injected into a cluster under mixed load, recovery per kind, the invariants. */
+  chaos: PhaseOutcome<ChaosResult>;
   summary: {
     timeToReadyMs: Record<string, { serverSide: number | null; clientObserved: number | null; dbPoll: number | null }>;
     timeToReadyRatios: ReadyRatio[];

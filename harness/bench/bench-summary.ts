@@ -5,7 +5,7 @@ import { ratio, round } from '../stats';
 
 // The summary of a run: the headline numbers of every phase, read from their outcomes.
 
-export type BenchOutcomes = Pick<BenchResults, 'idleMemory' | 'timeToReady' | 'segments' | 'delivery' | 'baseline' | 'uploadThroughput' | 'coldPlayback' | 'staticRenditions' | 'underLoad' | 'capacity' | 'scaled' | 'captions' | 'live' | 'collector'>;
+export type BenchOutcomes = Pick<BenchResults, 'idleMemory' | 'timeToReady' | 'segments' | 'delivery' | 'baseline' | 'uploadThroughput' | 'coldPlayback' | 'staticRenditions' | 'underLoad' | 'capacity' | 'scaled' | 'captions' | 'live' | 'collector' | 'chaos'>;
 
 /** What the summary, the targets and the observations read first of the outcomes. */
 export const keyResults = (outcomes: BenchOutcomes) => {

@@ -1,6 +1,7 @@
 import { CAMERA_30_FIRST, CAMERA_30_LAST, CAMERA_300_FIRST, CAMERA_300_LAST, CLEAN_30, COLD_PLAYBACK_SECONDS, LIMITS, LOAD_INPUT, LOAD_LIMITS, PLAYBACK_INPUTS, SHORT_SECONDS } from './bench-config';
 import type { BenchOptions } from './bench-options';
 import { capacityTargets } from './capacity-report';
+import { chaosTargets } from './chaos-report';
 import { keyResults, type BenchOutcomes } from './bench-summary';
 import { DELIVERY_KINDS } from './delivery';
 import { inputLabel } from './inputs';
@@ -12,8 +13,8 @@ import { formatMs, formatRatio, ratio, round } from '../stats';
 
 export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Target[] => {
   const { quick, playbackRuns, loadOptions } = options;
-  const { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doCollector, doLive, doCapacity } = options.parts;
-  const { segments, delivery, coldPlayback, underLoad, capacity, live, collector } = outcomes;
+  const { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doCollector, doLive, doCapacity, doChaos } = options.parts;
+  const { segments, delivery, coldPlayback, underLoad, capacity, live, collector, chaos } = outcomes;
   const { ready, medianOf, ratioOf, cleanRatio, first, upload, comparisons } = keyResults(outcomes);
 
   // Whether a target passed follows from its value, limit and direction (null: not measured).
@@ -175,6 +176,7 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
   }
 
   if (doCapacity) targets.push(...capacityTargets(capacity));
+  if (doChaos) targets.push(...chaosTargets(chaos));
 
   if (doLoad) {
     const value = underLoad.status === 'ok' ? underLoad.value : null;

@@ -1,6 +1,6 @@
 import { formatMs, round } from '../stats';
 import type { PhaseOutcome, Target } from './bench-results';
-import type { CapacityResult, CapacityStep } from './capacity';
+import { describeCpu, type CapacityResult, type CapacityStep } from './capacity';
 import { renderBrowserCheck } from './capacity-browser';
 import { outcomeNote, table } from './report-sections';
 
@@ -95,6 +95,14 @@ export const renderCapacity = (outcome: PhaseOutcome<CapacityResult>): string[] 
       `${costs.rungs[0]?.segmentCpuPerMediaSecond ?? 'n/a'} (a process, a seek and an encoder start per segment), which would allow ` +
       `${costs.limitAssetsPerSegmentRuns}. Fractions of the limit below are of the continuous one.`,
   );
+  const { boxLimit } = outcome.value;
+  if (boxLimit) {
+    parts.push(
+      `**With serving counted**: the server's own CPU and the simulated viewers' (they run on the same machine) took ` +
+        `${boxLimit.servingCpuPerAsset} cores per fresh asset (median over the steps), so this box keeps at most **${boxLimit.limitAssets} fresh assets** ` +
+        `with their viewers. Where the cores went in each step is in the last column (encoders = the server's ffmpeg children).`,
+    );
+  }
   parts.push(
     table(
       ['Rung', 'Segment encode CPU-s / media s (decode included)', 'Encode alone', 'Wall s / media s (alone)', 'Fresh assets in real time'],
@@ -122,14 +130,15 @@ export const renderCapacity = (outcome: PhaseOutcome<CapacityResult>): string[] 
       rungsPlayed(pass.rungsPlayed),
       pass.steeredSegments,
       load ? `${load.maxQueued} / ${load.deadlineMisses}` : 'n/a',
+      describeCpu(step.cpu ?? null),
     ];
   };
   parts.push(
     table(
-      ['Fresh assets (viewers)', '÷ limit', 'Startup p50 / p90 (started)', 'Stalls after start (time, worst viewer)', 'Video fetch p50 / p99', 'Rungs played', '429s', 'Encoder queue max / deadline misses'],
+      ['Fresh assets (viewers)', '÷ limit', 'Startup p50 / p90 (started)', 'Stalls after start (time, worst viewer)', 'Video fetch p50 / p99', 'Rungs played', '429s', 'Encoder queue max / deadline misses', 'Cores used'],
       [
         ...steps.map((step) => row(`${step.assets} (${step.viewers})`, step)),
-        ...(control ? [row(`${control.assets} (${control.pass.viewers}), cached ladders`, { pass: control.pass })] : []),
+        ...(control ? [row(`${control.assets} (${control.pass.viewers}), cached ladders`, { pass: control.pass, cpu: control.cpu })] : []),
       ],
     ),
   );

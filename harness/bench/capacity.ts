@@ -2,11 +2,12 @@ import { SqliteAssetDb } from './asset-db';
 import { startBenchServer, type AccessToken } from './bench-server';
 import { measureBrowserPlayers, type BrowserCheckResult } from './capacity-browser';
 import { measureCodingCosts, type CodingCosts } from './coding-costs';
+import { startCpuSplit, type CpuSplit } from './cpu-split';
 import { pollEncodingLoad } from './encoding-load-poller';
 import type { CreatedAsset } from './keyframe-api';
 import { createAtOnce, longestVideoSegmentSeconds, runViewers, stalledShares, summarisePass, warmLadders, type CreateBurstResult, type ViewerPassResult } from './load';
 import { startStaticServer } from '../static-server';
-import { round, sleep } from '../stats';
+import { median, round, sleep } from '../stats';
 import type { PacingPolicy } from '../viewer-model';
 
 // The fresh-asset capacity curve: how many just-published assets, each opened by a handful of
@@ -25,6 +26,8 @@ export type CapacityOptions = {
   wallSeconds: number;
   /** The simulated viewers checked against hls.js in Chromium at one N (see capacity-browser.ts); null: not checked. */
   browserCheck: { assets: number; playersPerAsset: number } | null;
+  /** The largest N again on cached ladders (minutes of warming); false only for quick diagnostic runs. */
+  control: boolean;
 };
 
 export const DEFAULT_CAPACITY_OPTIONS: CapacityOptions = {
@@ -32,6 +35,7 @@ export const DEFAULT_CAPACITY_OPTIONS: CapacityOptions = {
   viewersPerAsset: 5,
   wallSeconds: 50,
   browserCheck: { assets: 2, playersPerAsset: 2 },
+  control: true,
 };
 
 // Playback starts on the first segment; then, like hls.js, the buffer is filled to 10 s and kept
@@ -48,7 +52,15 @@ export type CapacityStep = {
   /** Stalled seconds ÷ watched seconds (played + stalled), the worst started viewer, and all together. */
   worstStalledShare: number;
   stalledShare: number;
+  /** Where the cores went during the pass; null where /proc cannot be read. */
+  cpu: CpuSplit | null;
 };
+
+/**
+ * The limit once serving is counted: the server's own CPU and the simulated viewers' (on the same
+ * machine here) per fresh asset, the median over the steps, added to what ffmpeg needs per asset.
+ */
+export type BoxLimit = { servingCpuPerAsset: number; limitAssets: number };
 
 export type CapacityResult = {
   input: string;
@@ -56,12 +68,16 @@ export type CapacityResult = {
   costs: CodingCosts;
   steps: CapacityStep[];
   /** The largest N's viewers again once every rung of its assets is cached. */
-  control: { assets: number; warmupMs: number; pass: ViewerPassResult } | null;
+  control: { assets: number; warmupMs: number; pass: ViewerPassResult; cpu: CpuSplit | null } | null;
+  boxLimit: BoxLimit | null;
   /** hls.js in Chromium and the simulated viewers, each on fresh assets of a server of its own, at the same (small) N. */
   browserCheck: { assets: number; playersPerAsset: number; browser: BrowserCheckResult; simulated: ViewerPassResult } | null;
 };
 
-type FreshAssets = { baseUrl: string; token: AccessToken; creates: CreateBurstResult; playbackIds: string[] };
+type FreshAssets = { baseUrl: string; serverPid: number; token: AccessToken; creates: CreateBurstResult; playbackIds: string[] };
+
+export const describeCpu = (cpu: CpuSplit | null): string =>
+  cpu ? `encoders ${cpu.encoders}, server ${cpu.server}, viewers ${cpu.viewers}, rest ${cpu.rest}, idle ${cpu.idle}` : 'not measured';
 
 const describeStep = (step: CapacityStep): string => {
   const { pass } = step;
@@ -69,7 +85,8 @@ const describeStep = (step: CapacityStep): string => {
   return (
     `capacity N=${step.assets} (${step.fractionOfLimit ?? '?'} of the limit): startup p50/p90 ${pass.startupMs.p50}/${pass.startupMs.p90} ms ` +
     `(${pass.viewersStarted}/${pass.viewers} started); ${pass.stalls} stalls (${pass.stalledSeconds} s, worst ${round(step.worstStalledShare * 100, 1)} %); ` +
-    `fetch p50/p99 ${pass.videoFetchMs.p50}/${pass.videoFetchMs.p99} ms; ${pass.steeredSegments} 429s; ${load}; rungs ${JSON.stringify(pass.rungsPlayed)}`
+    `fetch p50/p99 ${pass.videoFetchMs.p50}/${pass.videoFetchMs.p99} ms; ${pass.steeredSegments} 429s; ${load}; rungs ${JSON.stringify(pass.rungsPlayed)}; ` +
+    `cores: ${describeCpu(step.cpu)}`
   );
 };
 
@@ -97,7 +114,7 @@ export const measureCapacity = async ({
       const token = await server.createToken();
       const { result: creates, assets: created } = await createAtOnce({ server, token, db, inputUrl: files.url('capacity-input.mp4'), count });
       const playbackIds = created.filter((asset): asset is CreatedAsset => !(asset instanceof Error)).map((asset) => asset.playbackId);
-      const result = await use({ baseUrl: server.baseUrl, token, creates, playbackIds });
+      const result = await use({ baseUrl: server.baseUrl, serverPid: server.pid, token, creates, playbackIds });
       serverLogTail = server.logs().split('\n').filter(Boolean).slice(-20);
       return result;
     } finally {
@@ -105,12 +122,14 @@ export const measureCapacity = async ({
       await server.dispose();
     }
   };
-  const simulatedPass = async ({ baseUrl, token, playbackIds }: FreshAssets, viewersPerAsset: number): Promise<ViewerPassResult> => {
+  const simulatedPass = async ({ baseUrl, serverPid, token, playbackIds }: FreshAssets, viewersPerAsset: number): Promise<{ pass: ViewerPassResult; cpu: CpuSplit | null }> => {
     const poller = pollEncodingLoad({ baseUrl, token });
+    const split = startCpuSplit(serverPid, costs.cores);
     const reports = await Promise.all(playbackIds.flatMap((playbackId, asset) => runViewers(baseUrl, playbackId, asset, viewersPerAsset, options.wallSeconds, CAPACITY_PACING)));
+    const cpu = split.stop();
     const encodingLoad = await poller.stop();
     const segmentSeconds = playbackIds[0] ? await longestVideoSegmentSeconds(`${baseUrl}/${playbackIds[0]}.m3u8`).catch(() => null) : null;
-    return summarisePass(reports, options.wallSeconds, segmentSeconds, encodingLoad);
+    return { pass: summarisePass(reports, options.wallSeconds, segmentSeconds, encodingLoad), cpu };
   };
 
   const steps: CapacityStep[] = [];
@@ -120,7 +139,7 @@ export const measureCapacity = async ({
   try {
     for (const assets of options.assetCounts) {
       await onFreshAssets(assets, async (fresh) => {
-        const pass = await simulatedPass(fresh, options.viewersPerAsset);
+        const { pass, cpu } = await simulatedPass(fresh, options.viewersPerAsset);
         const shares = stalledShares(pass.perViewer);
         const step: CapacityStep = {
           assets,
@@ -130,14 +149,15 @@ export const measureCapacity = async ({
           pass,
           worstStalledShare: shares.worst,
           stalledShare: shares.all,
+          cpu,
         };
         steps.push(step);
         log(describeStep(step));
-        if (assets !== largest || control !== null) return;
+        if (!options.control || assets !== largest || control !== null) return;
         const { warmup } = await warmLadders(fresh.baseUrl, fresh.playbackIds, log);
         await sleep(2_000);
-        const controlPass = await simulatedPass(fresh, options.viewersPerAsset);
-        control = { assets, warmupMs: warmup.ms, pass: controlPass };
+        const { pass: controlPass, cpu: controlCpu } = await simulatedPass(fresh, options.viewersPerAsset);
+        control = { assets, warmupMs: warmup.ms, pass: controlPass, cpu: controlCpu };
         log(`capacity control (N=${assets}, cached): startup p50/p90 ${controlPass.startupMs.p50}/${controlPass.startupMs.p90} ms; ${controlPass.stalls} stalls; fetch p99 ${controlPass.videoFetchMs.p99} ms`);
       });
     }
@@ -147,7 +167,7 @@ export const measureCapacity = async ({
       const browser = await onFreshAssets(check.assets, (fresh) =>
         measureBrowserPlayers({ baseUrl: fresh.baseUrl, playbackIds: fresh.playbackIds, playersPerAsset: check.playersPerAsset, wallSeconds: options.wallSeconds, log }),
       );
-      const simulated = await onFreshAssets(check.assets, (fresh) => simulatedPass(fresh, check.playersPerAsset));
+      const { pass: simulated } = await onFreshAssets(check.assets, (fresh) => simulatedPass(fresh, check.playersPerAsset));
       browserCheck = { ...check, browser, simulated };
       log(
         `capacity browser check: hls.js startup p50/p90 ${browser.startupMs.p50}/${browser.startupMs.p90} ms, ${browser.stalls} stalls; ` +
@@ -157,5 +177,12 @@ export const measureCapacity = async ({
   } finally {
     await files.close();
   }
-  return { result: { input: input.label, options, costs, steps, control, browserCheck }, serverLogTail };
+  return { result: { input: input.label, options, costs, steps, control, boxLimit: boxLimitOf(costs, steps), browserCheck }, serverLogTail };
+};
+
+const boxLimitOf = (costs: CodingCosts, steps: CapacityStep[]): BoxLimit | null => {
+  const perAsset = steps.flatMap((step) => (step.cpu ? [(step.cpu.server + step.cpu.viewers) / step.assets] : []));
+  const servingCpuPerAsset = median(perAsset);
+  if (servingCpuPerAsset === null || !(costs.continuousCheapestCpuPerMediaSecond > 0)) return null;
+  return { servingCpuPerAsset: round(servingCpuPerAsset, 3), limitAssets: round(costs.cores / (costs.continuousCheapestCpuPerMediaSecond + servingCpuPerAsset), 2) };
 };

@@ -7,7 +7,7 @@ import { pocketsphinxRecognizer } from '../../lib/services/captions/pocketsphinx
 import { extractSpeechAudio } from '../../lib/services/captions/speech-audio';
 import { recognitionTimeoutMs } from '../../lib/services/captions/transcribe-captions';
 import { runCommand } from '../processes';
-import { childCpuSeconds } from './child-cpu';
+import { childCpuSeconds } from './proc-stat';
 import { makeSpeechClip } from '../speech-fixtures';
 import { errorMessage, median, round } from '../stats';
 import { wordErrorRate, type WordErrorRate } from '../word-error-rate';

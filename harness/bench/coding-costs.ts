@@ -4,7 +4,7 @@ import { buildLadder, type Rung } from '../../lib/media/hls/ladder';
 import { buildSegmentPlan, encodeWindow } from '../../lib/media/hls/segment-plan';
 import { runCommand } from '../processes';
 import { median, round } from '../stats';
-import { childCpuSeconds } from './child-cpu';
+import { childCpuSeconds } from './proc-stat';
 
 // What the machine physically can do with fresh assets: the CPU seconds (user + system, of the
 // ffmpeg process alone) that decoding the source costs per second of media, and what encoding each

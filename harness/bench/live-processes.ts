@@ -1,6 +1,6 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { descendantPids, spawnTracked } from '../processes';
+import { descendantPids, exitCodeOf, interruptChild, spawnTracked } from '../processes';
 import { sleep } from '../stats';
 
 // The processes of the live benchmark: ffmpeg publishers (a pre-encoded file looped in real time
@@ -86,12 +86,6 @@ export type LivePublisher = {
   stop(): Promise<void>;
 };
 
-const trackExit = (child: ChildProcess): Promise<number | null> =>
-  new Promise((resolve) => {
-    child.once('exit', (code) => resolve(code));
-    child.once('error', () => resolve(null));
-  });
-
 /**
  * ffmpeg publishing `inputPath` to `rtmpUrl` in real time, looped, streams copied — as OBS would,
  * minus the encode. The URL carries a stream key: it is never logged.
@@ -121,19 +115,13 @@ export const startLivePublisher = ({ inputPath, rtmpUrl }: { inputPath: string; 
   child.stderr?.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000);
   });
-  const exited = trackExit(child);
+  const exited = exitCodeOf(child);
   return {
     pid: child.pid,
     startedAtMs,
     progress,
     exited,
     stderr: () => stderr,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGINT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => interruptChild(child, exited, 5_000),
   };
 };

@@ -4,6 +4,7 @@ import { renderLive } from './live-report';
 import { outcomeNote, renderCaptions, renderColdPlayback, renderDelivery, renderLoad, renderStaticRenditions, renderUploads, table } from './report-sections';
 import { renderScaled } from './scaled-report';
 import { renderCapacity } from './capacity-report';
+import { renderChaos } from './chaos-report';
 import { formatMs, formatRatio, round } from '../stats';
 
 // The markdown rendering (bench/results.md) of the results document (bench-results.ts,
@@ -213,6 +214,9 @@ export const renderMarkdown = (results: BenchResults): string => {
   const live = results.live;
   if (live.status === 'ok') parts.push(...renderLive(live.value));
   else parts.push(outcomeNote(live) ?? '');
+
+  parts.push('## Faults on the cluster (chaos soak)');
+  parts.push(...renderChaos(results.chaos));
 
   parts.push('## Beacon collector (playback analytics)');
   const collector = results.collector;

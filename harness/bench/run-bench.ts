@@ -21,6 +21,7 @@ import { gitInfo, sourcesNewerThanBuild } from './build-state';
 import { measureCaptions } from './captions';
 import { measureColdPlaybackOnFreshServer } from './cold-playback';
 import { DEFAULT_COLLECTOR_OPTIONS, measureCollectorOnFreshServer } from './collector';
+import { measureChaos } from './chaos';
 import { measureDelivery } from './delivery';
 import { measureIdleMemory } from './idle-memory';
 import { ensureInput, inputLabel, type BenchInput, type InputSpec } from './inputs';
@@ -79,7 +80,7 @@ const main = async (): Promise<number> => {
   }
   const { quick, only, mode, uploadRuns, outDir, skipBaseline, runs, samples, captionsRuns, playbackRuns, deliveryOptions, loadOptions, capacityOptions } = options;
   const { scaledRequested, topologies, waitIdleMinutes, ingestTimings, readySpecs, specs } = options;
-  const { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, doCapacity, mainServer, doScaled } = options.parts;
+  const { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, doCapacity, doChaos, mainServer, doScaled } = options.parts;
   const loadBefore = (label: string) =>
     waitIdleMinutes > 0 ? waitForQuiet({ label, maxWaitMs: waitIdleMinutes * 60_000, log }) : sampleLoad(label);
   const serverEnv: Record<string, string> = { ...SERVER_ENV, ...(ingestTimings ? { LOG_LEVEL: 'info' } : {}) };
@@ -145,6 +146,7 @@ const main = async (): Promise<number> => {
   let captions: BenchResults['captions'] = doCaptions ? { status: 'skipped', reason: 'not reached' } : skipped('not run');
   let live: BenchResults['live'] = doLive ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 15 minutes');
   let collector: BenchResults['collector'] = doCollector ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 4 minutes');
+  let chaos: BenchResults['chaos'] = doChaos ? { status: 'skipped', reason: 'not reached' } : skipped('takes about 15 minutes');
 
   // The main server's phases: idle memory, time-to-ready, segments, delivery.
   if (mainServer) {
@@ -354,6 +356,12 @@ const main = async (): Promise<number> => {
     });
   }
 
+  // A cluster of its own: private PostgreSQL and Redis, Swift behind a fault proxy, four nodes.
+  if (doChaos) {
+    load.push(await loadBefore('before chaos'));
+    chaos = await phase('chaos', () => measureChaos({ options: options.chaosOptions, log }));
+  }
+
   if (!skipBaseline && longInput) {
     load.push(await loadBefore('before baseline'));
     baseline = await phase('baseline', () =>
@@ -362,7 +370,7 @@ const main = async (): Promise<number> => {
   }
   load.push(await sampleLoad('end'));
 
-  const outcomes = { idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, capacity, scaled, captions, live, collector };
+  const outcomes = { idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, capacity, scaled, captions, live, collector, chaos };
   const summary = summariseResults(outcomes);
   const targets = benchTargets(outcomes, options);
   const observations = benchObservations({ outcomes, phaseCpu, machine, load, staleSources, buildId, inputs });
@@ -392,6 +400,7 @@ const main = async (): Promise<number> => {
       scaled: { requested: scaledRequested, topologies },
       captions: { runsPerInput: captionsRuns },
       collector: DEFAULT_COLLECTOR_OPTIONS,
+      chaos: options.chaosOptions,
       live: DEFAULT_LIVE_OPTIONS,
     },
     inputs,
@@ -409,6 +418,7 @@ const main = async (): Promise<number> => {
     captions,
     live,
     collector,
+    chaos,
     summary,
     targets,
     observations,
@@ -421,7 +431,7 @@ const main = async (): Promise<number> => {
   writeFileSync(path.join(outDir, 'results.md'), markdown);
   process.stdout.write(markdown);
   log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'results.json'))} and results.md`);
-  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, capacity, scaled, live, collector].filter((outcome) => outcome.status === 'error').length;
+  const failedPhases = [idleMemory, timeToReady, segments, delivery, baseline, uploadThroughput, coldPlayback, staticRenditions, underLoad, capacity, scaled, live, collector, chaos].filter((outcome) => outcome.status === 'error').length;
   return failedPhases > 0 ? 1 : 0;
 };
 

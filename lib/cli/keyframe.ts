@@ -14,6 +14,9 @@ import { createUser } from '../services/users/create-user';
 import { prepareDatabase } from '../server/prepare-database';
 import { createNodeRuntime } from '../server/create-node-runtime';
 import { installNodeRuntime } from '../runtime/node-runtime';
+import { backupInstallation } from '../services/backup/backup-installation';
+import type { BackupManifest } from '../services/backup/backup-layout';
+import { restoreInstallation } from '../services/backup/restore-installation';
 
 // `npm run --silent keyframe -- <command>`: headless administration against the same DATA_DIR /
 // DATABASE_URL as the server (safe while it runs). With --json only JSON is printed on stdout.
@@ -28,6 +31,8 @@ Commands:
   webhooks list                             list webhook endpoints with their secrets and delivery counts
   webhooks delete ID                        delete a webhook endpoint and its pending deliveries
   users create --email E --password P       create a dashboard user (the first one is the admin)
+  backup DIR                                copy the database and kept media into DIR (safe while the server runs)
+  restore DIR                               bring a backup back into a fresh DATA_DIR (the server stopped)
 
 Options:
   --json     print machine-readable JSON only
@@ -37,7 +42,7 @@ class UsageError extends Error {}
 
 type Output = { json: unknown; text: string };
 
-type Values = { name?: string; 'read-only'?: boolean; url?: string; email?: string; password?: string };
+type Values = { name?: string; 'read-only'?: boolean; url?: string; email?: string; password?: string; json?: boolean };
 
 const runWebhooksCommand = async (action: string | undefined, rest: string[], values: Values): Promise<Output> => {
   if (action === 'create') {
@@ -100,8 +105,27 @@ const runUsersCommand = async (action: string | undefined, values: Values): Prom
   }
 };
 
+const describeBackup = (what: string, manifest: BackupManifest) =>
+  `${what}: ${manifest.assets} assets, ${manifest.files} files (${(manifest.bytes / 1024 ** 2).toFixed(1)} MiB)` +
+  (manifest.deletedDuringBackup > 0 ? `; ${manifest.deletedDuringBackup} deleted during the backup left out` : '');
+
+const runBackupCommand = async (directory: string | undefined, json: boolean): Promise<Output> => {
+  if (!directory) throw new UsageError('backup needs the directory to write the backup to');
+  const result = await backupInstallation(getEnv(), directory, { onPhase: (phase) => (json ? undefined : console.error(`keyframe backup: ${phase}`)) });
+  return { json: result, text: describeBackup(`Backed up into ${result.directory}`, result) };
+};
+
+// Before anything opens the database: a restore goes into a DATA_DIR nothing has touched.
+const runRestoreCommand = async (directory: string | undefined): Promise<Output> => {
+  if (!directory) throw new UsageError('restore needs the backup directory');
+  const result = await restoreInstallation(getEnv(), directory);
+  return { json: result, text: `${describeBackup(`Restored into ${result.dataDir}`, result)}
+Start the server on this DATA_DIR.` };
+};
+
 const runCommand = async (positionals: string[], values: Values): Promise<Output> => {
   const [group, action, ...rest] = positionals;
+  if (group === 'backup') return runBackupCommand(action, values.json === true);
   if (group === 'webhooks') return runWebhooksCommand(action, rest, values);
   if (group === 'users') return runUsersCommand(action, values);
   if (group !== 'tokens') throw new UsageError(`unknown command "${positionals.join(' ')}"`);
@@ -157,9 +181,10 @@ const main = async () => {
     console.log(USAGE);
     return;
   }
+  const restoring = positionals[0] === 'restore';
   try {
-    await prepareDatabase(getEnv());
-    const output = await runCommand(positionals, values);
+    if (!restoring) await prepareDatabase(getEnv());
+    const output = restoring ? await runRestoreCommand(positionals[1]) : await runCommand(positionals, values);
     console.log(values.json ? JSON.stringify(output.json) : output.text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -167,7 +192,7 @@ const main = async () => {
     else console.error(`keyframe: ${message}${error instanceof UsageError ? `\n\n${USAGE}` : ''}`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   } finally {
-    await getDb().$disconnect();
+    if (!restoring) await getDb().$disconnect();
   }
 };
 

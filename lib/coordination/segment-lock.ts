@@ -62,7 +62,7 @@ const withLockCommands = (redis: Redis): LockCommands => {
   return commands;
 };
 
-const abortError = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+export const abortError = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason : new Error('aborted'));
 
 // One subscriber connection per process, each channel subscribed while someone waits on it.
 const channelWaiters = (subscriber: Redis) => {

@@ -29,22 +29,32 @@ export const isTestRedisReachable = async (): Promise<boolean> => {
   return unavailable === null;
 };
 
-export type TestRedis = { config: RedisConfig; client: Redis; cleanup: () => Promise<void> };
+export type TestRedis = {
+  config: RedisConfig;
+  client: Redis;
+  /** Deletes every key under the prefix, as a Redis restarted without its data would have none. */
+  forgetEverything: () => Promise<void>;
+  cleanup: () => Promise<void>;
+};
 
 /** A fresh key prefix; `cleanup()` deletes every key under it and closes the client. */
 export const createTestRedis = (): TestRedis => {
   const config = { url: TEST_REDIS_URL, keyPrefix: `keyframe-test-${randomBytes(6).toString('hex')}` };
   const client = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+  const forgetEverything = async () => {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${config.keyPrefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== '0');
+  };
   return {
     config,
     client,
+    forgetEverything,
     cleanup: async () => {
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${config.keyPrefix}:*`, 'COUNT', 500);
-        cursor = next;
-        if (keys.length > 0) await client.del(...keys);
-      } while (cursor !== '0');
+      await forgetEverything();
       client.disconnect();
     },
   };

@@ -47,7 +47,7 @@ describe.each(providers)('claimDueJob on $name', ({ make, skip }) => {
     await db.job.create({ data: { id: 'later', name: 'ingest-asset-job', payloadJson: '{}', runAfter: new Date(now + 60_000) } });
 
     const first = await claimDueJob({ db, workerId: 'w1' });
-    expect(first).toEqual({ id: 'job000', name: 'ingest-asset-job', payloadJson: '{"index":0}', attempts: 1, maxAttempts: 3, dedupeKey: null });
+    expect(first).toEqual({ id: 'job000', name: 'ingest-asset-job', payloadJson: '{"index":0}', attempts: 1, maxAttempts: 3, dedupeKey: null, createdAt: expect.any(Date) });
     expect(await claimDueJob({ db, workerId: 'w1' })).toMatchObject({ id: 'job001' });
     expect(await claimDueJob({ db, workerId: 'w1' })).toBeNull();
 

@@ -11,7 +11,15 @@ import { databaseProviderOf, getDb, type Db } from './client';
 /** How long a running job stays locked to its worker without a renewal. */
 export const JOB_LEASE_MS = 30_000;
 
-export type ClaimedJob = { id: string; name: string; payloadJson: string; attempts: number; maxAttempts: number; dedupeKey: string | null };
+export type ClaimedJob = {
+  id: string;
+  name: string;
+  payloadJson: string;
+  attempts: number;
+  maxAttempts: number;
+  dedupeKey: string | null;
+  createdAt: Date;
+};
 
 // SQLite has one writer at a time, so a conditional update (pending → running) decides; a claimer
 // that lost the race to the same row tries the next candidate.
@@ -34,7 +42,7 @@ const claimWithConditionalUpdate = async (db: Db, workerId: string, now: Date, l
     if (claimed.count === 1) {
       return db.job.findUniqueOrThrow({
         where: { id: candidate.id },
-        select: { id: true, name: true, payloadJson: true, attempts: true, maxAttempts: true, dedupeKey: true },
+        select: { id: true, name: true, payloadJson: true, attempts: true, maxAttempts: true, dedupeKey: true, createdAt: true },
       });
     }
   }
@@ -57,7 +65,7 @@ const claimWithSkipLocked = async (db: Db, workerId: string, now: Date, leaseMs:
       LIMIT 1
       FOR UPDATE SKIP LOCKED
     )
-    RETURNING "id", "name", "payloadJson", "attempts", "maxAttempts", "dedupeKey"`;
+    RETURNING "id", "name", "payloadJson", "attempts", "maxAttempts", "dedupeKey", "createdAt"`;
   return rows[0] ?? null;
 };
 

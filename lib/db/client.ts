@@ -1,9 +1,9 @@
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { DatabaseConfig } from './database-config';
 import { nodeRuntime } from '../runtime/node-runtime';
 import { PrismaClient } from './generated/client';
 import { PrismaClient as PostgresPrismaClient } from './generated-pg/client';
+import { ImmediateTransactionsSqlite } from './sqlite-adapter';
 
 // Callers are typed by the SQLite client. The PostgreSQL client is generated from the same models
 // (prisma/postgres/schema.prisma is derived from prisma/schema.prisma), but TypeScript cannot
@@ -51,8 +51,8 @@ const createClient = (database: DatabaseConfig): Db => {
   }
   // WAL mode (set by the migration runner, persistent in the file) lets the server and the CLI use
   // the same database at once; the busy timeout makes a writer wait for the other instead of
-  // failing with SQLITE_BUSY.
-  const adapter = new PrismaBetterSqlite3({ url: database.filePath, timeout: 15_000 });
+  // failing with SQLITE_BUSY (for transactions too: see sqlite-adapter.ts).
+  const adapter = new ImmediateTransactionsSqlite({ url: database.filePath, timeout: 15_000 });
   return new PrismaClient({ adapter });
 };
 

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { API_ERROR_STATUS, ApiError, httpStatusOf } from './api-error';
@@ -23,6 +24,17 @@ describe('error mapping', () => {
     expect(response.status).toBe(429);
     expect(response.headers.get('retry-after')).toBe('1');
     expect(await response.json()).toEqual({ errors: ['Too many requests, retry later.'] });
+  });
+
+  test('a dependency that is unavailable (here a full disk) answers 503 with Retry-After, which clients retry', async () => {
+    const failure = await writeFile('/dev/full', 'x').then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const response = toErrorResponse(failure, request);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toEqual({ error: { type: 'service_unavailable', messages: ["This node's disk is full right now; retry shortly"] } });
   });
 
   test('a ZodError becomes 400 invalid_parameters naming the field', async () => {

@@ -3,6 +3,8 @@ import { ApiError, type ApiErrorType } from '../errors/api-error';
 // The one table from error type to HTTP status. The error type itself lives below the HTTP layer
 // (lib/errors), so services throw it without knowing about HTTP.
 
+import { unavailableApiError } from '../errors/dependency-unavailable';
+
 export { ApiError, invalidId, isApiError, notFound, type ApiErrorType } from '../errors/api-error';
 
 export const API_ERROR_STATUS: Record<ApiErrorType, number> = {
@@ -23,3 +25,10 @@ export const API_ERROR_STATUS: Record<ApiErrorType, number> = {
 export const httpStatusOf = (error: ApiError): number => API_ERROR_STATUS[error.type];
 
 export const UNKNOWN_ROUTE_MESSAGE = "The requested resource either doesn't exist or you don't have access to it.";
+
+/**
+ * The answer to a request that failed with an error no service turned into an ApiError: 503 with
+ * Retry-After when a dependency is unavailable (a client can act on that), else 500.
+ */
+export const unexpectedApiError = (error: unknown): ApiError =>
+  unavailableApiError(error) ?? new ApiError('internal_error', 'An unexpected error occurred');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseBasicCredentials } from '../auth/basic-credentials';
 import { verifyAccessToken, type AuthenticatedToken } from '../auth/verify-access-token';
 import { getLogger } from '../log';
-import { ApiError, isApiError } from './api-error';
+import { ApiError, isApiError, unexpectedApiError } from './api-error';
 import { parseWith, readJsonBody } from './parse-request';
 import { errorResponse } from './respond';
 import { zodIssueMessages } from './zod-messages';
@@ -50,8 +50,11 @@ export const toErrorResponse = (error: unknown, request: Request): Response => {
   if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2025') {
     return errorResponse(new ApiError('not_found', 'The requested resource was not found'));
   }
-  getLogger().error({ err: error, method: request.method, url: loggableUrl(request.url) }, 'unhandled error in API route');
-  return errorResponse(new ApiError('internal_error', 'An unexpected error occurred'));
+  const answer = unexpectedApiError(error);
+  const log = { err: error, method: request.method, url: loggableUrl(request.url) };
+  if (answer.type === 'service_unavailable') getLogger().warn(log, 'API request failed: a dependency is unavailable');
+  else getLogger().error(log, 'unhandled error in API route');
+  return errorResponse(answer);
 };
 
 export const withApi =

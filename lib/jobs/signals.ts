@@ -9,30 +9,49 @@ const jobEnqueued = processSignal('job-enqueued');
 export const notifyJobEnqueued = jobEnqueued.notify;
 export const onJobEnqueued = jobEnqueued.subscribe;
 
+type AssetWork = {
+  /** The abort controllers of the work running on each asset, for cancelAssetWork. */
+  running: Map<string, Set<AbortController>>;
+  /**
+   * Assets deleted while this node ran, most recent last: work queued before the deletion that only
+   * starts after it (a prefetch, an audio track waiting for an encoder) is aborted at once instead
+   * of writing files into a directory the deletion already removed.
+   */
+  deleted: Set<string>;
+};
+
 declare module '../runtime/node-runtime' {
   interface NodeRuntime {
-    /** The abort controllers of the work running on each asset, for cancelAssetWork. */
-    assetWork: Map<string, Set<AbortController>>;
+    assetWork: AssetWork;
   }
 }
 
-export const createAssetWork = (): Map<string, Set<AbortController>> => new Map();
+/** Deleted asset ids remembered; far more than the work that can be queued at once. */
+export const DELETED_ASSETS_REMEMBERED = 10_000;
+
+export const createAssetWork = (): AssetWork => ({ running: new Map(), deleted: new Set() });
 
 const assetWork = () => nodeRuntime().assetWork;
 
+const deletedError = (assetId: string) => new Error(`asset ${assetId} was deleted`);
+
 export const registerAssetWork = (assetId: string, controller: AbortController): (() => void) => {
-  const registry = assetWork();
-  const controllers = registry.get(assetId) ?? new Set<AbortController>();
+  const { running, deleted } = assetWork();
+  if (deleted.has(assetId)) controller.abort(deletedError(assetId));
+  const controllers = running.get(assetId) ?? new Set<AbortController>();
   controllers.add(controller);
-  registry.set(assetId, controllers);
+  running.set(assetId, controllers);
   return () => {
     controllers.delete(controller);
-    if (controllers.size === 0) registry.delete(assetId);
+    if (controllers.size === 0) running.delete(assetId);
   };
 };
 
 export const cancelAssetWork = (assetId: string): void => {
-  for (const controller of assetWork().get(assetId) ?? []) controller.abort(new Error(`asset ${assetId} was deleted`));
+  const { running, deleted } = assetWork();
+  deleted.add(assetId);
+  if (deleted.size > DELETED_ASSETS_REMEMBERED) deleted.delete(deleted.values().next().value!);
+  for (const controller of running.get(assetId) ?? []) controller.abort(deletedError(assetId));
 };
 
 // Runs `work` with a signal that aborts when either `parent` aborts or the asset is deleted.

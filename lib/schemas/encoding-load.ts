@@ -15,6 +15,6 @@ export type EncodingLoad = {
   queuedByKind: Record<EncodeKind, number>;
   /** Encodes that finished after the deadline of the viewer waiting for them, since start. */
   deadlineMisses: number;
-  /** Wall-clock seconds of encoding per second of media (smoothed), per rung ('audio': the audio track); above 1 the rung cannot keep up with one viewer on one encoder. */
+  /** CPU seconds of encoding per second of media (smoothed), per rung ('audio': the audio track); above 1 the rung cannot keep up with one viewer on one encoder. */
   rungCosts: RungCost[];
 };

@@ -26,14 +26,13 @@ import { childProcesses } from '../services/processes/child-processes';
 import { multivariantsSteadyForNewViewers } from '../services/playback/get-multivariant-playlist';
 import { noteFileServedByWorker } from '../services/playback/get-rendition-file';
 import { isEvictableSegment, segmentCache } from '../services/playback/runtime';
-import { checkSharedStorage } from '../services/storage/check-shared-storage';
 import { expireDueUploads } from '../services/uploads/expire-uploads';
 import { dropLeftoverUploadCopies } from '../services/uploads/shared-upload-parts';
 import { expireDueMasters } from '../services/master/master-state';
 import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhook-delivery-queue';
 import { startHealthListener } from './health-listener';
 import { startPlaybackWorkers, type PlaybackWorkers } from './playback-workers';
-import { prepareDatabase } from './prepare-database';
+import { prepareDatabaseThroughOutage, verifyStorageThroughOutage } from './startup-outages';
 import { projectRoot } from './project-root';
 import { startNodeEvents } from './start-node-events';
 import { listen } from '../utils/listen';
@@ -139,15 +138,14 @@ const main = async () => {
   // Created now rather than on first use, so the keys exist (and can be backed up) from the start.
   instanceSecrets(env.dataDir);
 
-  const migrations = await prepareDatabase(env);
+  const migrations = await prepareDatabaseThroughOutage(env, log);
   const secrets = await adoptInstallationSecrets(env.dataDir);
   if (secrets.changed) log.info('adopted the installation secrets stored in the database');
   serverState().migrationsApplied = true;
   log.info({ applied: migrations.applied, database: env.database.label }, 'database ready');
 
-  const storage = await checkSharedStorage();
-  if (storage && !storage.ok) throw new Error(`S3 storage (bucket ${storage.bucket}) is not usable: ${storage.reason}`);
-  if (storage) log.info({ bucket: storage.bucket, endpoint: env.storage.driver === 's3' ? (env.storage.endpoint ?? 'AWS') : undefined }, 'S3 storage ready');
+  const bucket = await verifyStorageThroughOutage(log);
+  if (bucket) log.info({ bucket, endpoint: env.storage.driver === 's3' ? (env.storage.endpoint ?? 'AWS') : undefined }, 'S3 storage ready');
 
   await segmentCache().rebuildFromDisk(path.join(env.dataDir, 'assets'), isEvictableSegment);
 

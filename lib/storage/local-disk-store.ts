@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { open, readdir, rm, stat } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { publishFile, publishStream } from './atomic-file';
+import { listDirectory } from './list-directory';
 import { assertObjectKey, assertObjectPrefix, isBufferBody, type LocalDiskObjectStore } from './object-store';
 
 // Objects are files under one root folder (DATA_DIR), at the path their key spells: the layout
@@ -64,10 +65,7 @@ export const createLocalDiskStore = ({ root }: { root: string }): LocalDiskObjec
 
     async listFolder(prefix) {
       assertObjectPrefix(prefix);
-      const entries = await readdir(pathOf(prefix.slice(0, -1)), { withFileTypes: true }).catch((error: unknown) => {
-        if (isMissing(error)) return [];
-        throw error;
-      });
+      const entries = await listDirectory(pathOf(prefix.slice(0, -1)));
       return entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
     },
 

@@ -21,7 +21,14 @@ export type S3StoreOptions = {
   forcePathStyle: boolean;
   /** Keys per list page and per DeleteObjects request: S3's maximum unless a test wants several pages cheaply. */
   pageSize?: number;
+  /** How long connecting, and a connection without a byte either way, may take (ms); see DEFAULT_TIMEOUTS. */
+  timeouts?: { connectMs: number; idleMs: number };
 };
+
+// Without them a stalled endpoint holds every request (a segment, a health check, an ingest) for
+// ever. Idle, not total: a large part going up keeps its connection busy. A timed-out request is
+// retried by the SDK (3 attempts), then fails as storage being unavailable.
+const DEFAULT_TIMEOUTS = { connectMs: 3_000, idleMs: 20_000 };
 
 // Parts uploaded at once by a multipart upload, and their size: at most 4 × 16 MiB in memory per
 // large upload. Files up to one part go up in a single PUT.
@@ -51,6 +58,7 @@ type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
   const { bucket } = options;
   const pageSize = Math.min(options.pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
   let client: S3Client | undefined;
   let connecting: Promise<{ client: S3Client; sdk: Sdk }> | undefined;
   const connect = () =>
@@ -62,6 +70,7 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
         credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        requestHandler: { connectionTimeout: timeouts.connectMs, socketTimeout: timeouts.idleMs },
       });
       return { client, sdk };
     }));

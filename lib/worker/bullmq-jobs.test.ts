@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -12,7 +13,7 @@ import { enqueueJob } from '../jobs/queue';
 import { notifyJobEnqueued } from '../jobs/signals';
 import { startBullmqWorker, type BullmqTiming } from './bullmq-worker';
 import { openJobQueues, type JobDefinitions, type JobQueues } from '../jobs/bullmq/job-queues';
-import { startOutboxRelay } from './outbox-relay';
+import { RELAYED, removeFinishedJob, startOutboxRelay } from './outbox-relay';
 
 // The BullMQ backend against the real Redis at 127.0.0.1:6379, with job definitions made for the
 // test (the queue is under test, not the jobs) and a key prefix per test.
@@ -42,8 +43,10 @@ const queuesOn = (redis: TestRedis, definitions: JobDefinitions): JobQueues => {
   return queues;
 };
 
-const workerOn = (redis: TestRedis, definitions: JobDefinitions, timing = FAST) => {
-  const worker = startBullmqWorker({ config: redis.config, definitions, log, timing });
+const workerOn = (redis: TestRedis, definitions: JobDefinitions, timing = FAST, db?: Db) => {
+  // As start-job-processing.ts wires it: a finished job's outbox row goes.
+  const onFinished = db ? (jobId: string) => removeFinishedJob(db, jobId) : undefined;
+  const worker = startBullmqWorker({ config: redis.config, definitions, log, timing, onFinished });
   cleanups.push(() => worker.stop(100));
   return worker;
 };
@@ -87,7 +90,7 @@ describe.skipIf(!redisReachable)('jobs on BullMQ (Redis at 127.0.0.1:6379)', () 
     const { definitions, runs } = recordingJob();
     const relay = startOutboxRelay({ queues: queuesOn(redis, definitions), log, db });
     cleanups.push(() => relay.stop(100));
-    workerOn(redis, definitions);
+    workerOn(redis, definitions, FAST, db);
 
     await db.$transaction(async (tx) => {
       await enqueueJob({ transaction: tx, name: 'test-job', payload: { label: 'committed' }, maxAttempts: 3, dedupeKey: 'test:committed' });
@@ -104,6 +107,29 @@ describe.skipIf(!redisReachable)('jobs on BullMQ (Redis at 127.0.0.1:6379)', () 
     await until(async () => (await db.job.count()) === 0);
     await sleep(500);
     expect(runs).toEqual([{ label: 'committed', attempt: 1 }]);
+  });
+
+  test('jobs Redis lost (restarted empty) are relayed again from the outbox and run once; finished ones leave it', async () => {
+    const redis = testRedis();
+    const [db] = (await migratedClients(createTestSqliteDatabase, 1, cleanups)) as [Db];
+    const { definitions, runs } = recordingJob();
+    const relay = startOutboxRelay({ queues: queuesOn(redis, definitions), log, db, reconcile: { intervalMs: 100, afterMs: 200 } });
+    cleanups.push(() => relay.stop(100));
+
+    // Relayed while no worker runs: the job waits in Redis, its row stays in the outbox.
+    await db.$transaction(async (tx) => enqueueJob({ transaction: tx, name: 'test-job', payload: { label: 'lost' }, maxAttempts: 3 }));
+    notifyJobEnqueued();
+    await until(async () => (await db.job.count({ where: { status: RELAYED } })) === 1);
+    await redis.forgetEverything();
+
+    // Found missing and relayed again (only then can the worker that comes up run it), then gone
+    // from the outbox once it ran.
+    await sleep(1_000);
+    workerOn(redis, definitions, FAST, db);
+    await until(() => runs.length === 1);
+    await until(async () => (await db.job.count()) === 0);
+    await sleep(500);
+    expect(runs).toEqual([{ label: 'lost', attempt: 1 }]);
   });
 
   test('jobs with one dedupe key run once while one waits or runs, and again once it finished', async () => {
@@ -149,6 +175,22 @@ describe.skipIf(!redisReachable)('jobs on BullMQ (Redis at 127.0.0.1:6379)', () 
       { label: 'failing', attempt: 2 },
     ]);
     expect(givenUp).toEqual(['failing']);
+  });
+
+  test('a job failing because a dependency is down is tried again without spending its attempts', async () => {
+    const redis = testRedis();
+    // A real "disk full" for the first three runs, as a node's cache disk filling up would give.
+    const { definitions, runs, givenUp } = recordingJob(async () => {
+      if (runs.length <= 3) await writeFile('/dev/full', 'segment bytes');
+    });
+    const queues = queuesOn(redis, definitions);
+    workerOn(redis, definitions, { ...FAST, outageRetryDelayMs: 100 });
+
+    await queues.add({ id: 'outage', name: 'test-job', payload: { label: 'outage' }, maxAttempts: 2, dedupeKey: null });
+    await until(() => runs.length === 4);
+    await sleep(300);
+    expect(runs).toEqual(Array.from({ length: 4 }, () => ({ label: 'outage', attempt: 1 })));
+    expect(givenUp).toEqual([]);
   });
 
   test('stopping a worker returns its running job to the queue without counting the attempt', async () => {

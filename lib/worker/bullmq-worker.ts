@@ -1,8 +1,8 @@
-import { UnrecoverableError, WaitingError, Worker as BullWorker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, Worker as BullWorker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { createRedisClient } from '../coordination/redis-client';
 import type { RedisConfig } from '../env';
-import { retryDelayMs } from '../jobs/queue';
+import { OUTAGE_RETRY_DELAY_MS, retryDelayMs, waitsOutOutage } from '../jobs/queue';
 import { bullmqPrefix, type JobDefinitions } from '../jobs/bullmq/job-queues';
 import { recordJobRun, type WorkResult } from '../metrics/record';
 
@@ -22,9 +22,15 @@ export type BullmqTiming = {
   lockDurationMs: number;
   /** How often each worker looks for stalled jobs (those whose lock ran out). */
   stalledCheckIntervalMs: number;
+  /** How long a job that failed because a dependency is down waits before it runs again. */
+  outageRetryDelayMs?: number;
 };
 
-export const DEFAULT_BULLMQ_TIMING: BullmqTiming = { lockDurationMs: 30_000, stalledCheckIntervalMs: 15_000 };
+// A killed worker's jobs are taken over at most lock + check (20 s) later. The lock is renewed every
+// half of it (7.5 s), far more often than a busy node's event loop stalls; a node frozen longer
+// (SIGSTOP, a paused VM) loses its jobs to another worker, and its own late result is refused with
+// the lock it no longer holds.
+export const DEFAULT_BULLMQ_TIMING: BullmqTiming = { lockDurationMs: 15_000, stalledCheckIntervalMs: 5_000, outageRetryDelayMs: OUTAGE_RETRY_DELAY_MS };
 
 // Large enough never to apply: the attempt count below decides when a crashing job is given up.
 const MAX_STALLS = 1_000;
@@ -36,14 +42,21 @@ export const startBullmqWorker = ({
   definitions,
   log,
   timing = DEFAULT_BULLMQ_TIMING,
+  onFinished,
 }: {
   config: RedisConfig;
   definitions: JobDefinitions;
   log: Logger;
   timing?: BullmqTiming;
+  /** A job ran to its end (done, or given up): its outbox row can go (see outbox-relay.ts). */
+  onFinished?: (jobId: string) => Promise<unknown>;
 }): { stop: (graceMs: number) => Promise<void> } => {
   let stopping = false;
   const connection = createRedisClient(config, 'jobs');
+  // Not fatal: a row left behind is found finished by the relays' reconciliation and removed then.
+  const finished = async (job: Job) => {
+    if (job.id) await onFinished?.(job.id).catch((error: unknown) => log.warn({ err: error, jobId: job.id }, 'removing a finished job from the outbox failed'));
+  };
 
   const runJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<void> => {
     const definition = definitions[job.name];
@@ -54,6 +67,7 @@ export const startBullmqWorker = ({
     const parsed = definition.payloadSchema.safeParse(job.data);
     if (!parsed.success) {
       jobLog.error({ issues: parsed.error.issues }, 'invalid job payload; not retrying');
+      await finished(job);
       throw new UnrecoverableError(parsed.error.message);
     }
     const giveUp = async (error: unknown): Promise<never> => {
@@ -62,6 +76,7 @@ export const startBullmqWorker = ({
       } catch (giveUpError) {
         jobLog.error({ err: giveUpError }, 'giving up on a job failed');
       }
+      await finished(job);
       throw new UnrecoverableError(messageOf(error));
     };
     if (attempt > maxAttempts) {
@@ -73,6 +88,7 @@ export const startBullmqWorker = ({
     try {
       await definition.run(parsed.data, { signal: signal ?? new AbortController().signal, log: jobLog, attempt, maxAttempts });
       ran('ok');
+      await finished(job);
     } catch (error) {
       if (stopping && signal?.aborted) {
         ran('cancelled');
@@ -81,6 +97,12 @@ export const startBullmqWorker = ({
         throw new WaitingError();
       }
       ran('error');
+      if (waitsOutOutage(error, job.timestamp)) {
+        const retryInMs = timing.outageRetryDelayMs ?? OUTAGE_RETRY_DELAY_MS;
+        jobLog.warn({ err: error, retryInMs }, 'job failed: a dependency is unavailable; trying again later without counting the attempt');
+        await job.moveToDelayed(Date.now() + retryInMs, token);
+        throw new DelayedError();
+      }
       const retry = attempt < maxAttempts;
       jobLog.warn({ err: error, retry }, 'job failed');
       if (!retry) return giveUp(error);

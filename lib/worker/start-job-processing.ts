@@ -3,7 +3,8 @@ import { createRedisClient } from '../coordination/redis-client';
 import type { Env } from '../env';
 import { openJobQueues } from '../jobs/bullmq/job-queues';
 import { startBullmqWorker } from './bullmq-worker';
-import { startOutboxRelay } from './outbox-relay';
+import { removeFinishedJob, startOutboxRelay } from './outbox-relay';
+import { getDb } from '../db/client';
 import { jobRegistry } from './registry';
 import { startWorker } from './worker';
 
@@ -18,7 +19,8 @@ export const startJobProcessing = ({ env, log, runsJobs }: { env: Env; log: Logg
   const connection = createRedisClient(env.redis, 'queues');
   const queues = openJobQueues({ config: env.redis, connection, definitions: jobRegistry });
   const relay = startOutboxRelay({ queues, log: log.child({ component: 'job-outbox' }) });
-  const worker = runsJobs ? startBullmqWorker({ config: env.redis, definitions: jobRegistry, log }) : null;
+  const onFinished = (jobId: string) => removeFinishedJob(getDb(), jobId);
+  const worker = runsJobs ? startBullmqWorker({ config: env.redis, definitions: jobRegistry, log, onFinished }) : null;
   return {
     stop: async (graceMs) => {
       await Promise.all([relay.stop(graceMs), worker?.stop(graceMs)]);

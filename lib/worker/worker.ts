@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { recordJobRun, type WorkResult } from '../metrics/record';
 import { jobRegistry, type JobName } from './registry';
-import { claimNextJob, completeJob, failJob, releaseJob, renewLeases, type JobRow } from '../jobs/queue';
+import { claimNextJob, completeJob, failJob, OUTAGE_RETRY_DELAY_MS, postponeJob, releaseJob, renewLeases, waitsOutOutage, type JobRow } from '../jobs/queue';
 import { JOB_LEASE_MS } from '../db/claim-job';
 import { startClaimLoop } from './claim-loop';
 import { planJobSlots } from './job-slots';
@@ -67,6 +67,11 @@ export const startWorker = ({ log }: { log: Logger }): Worker => {
         return;
       }
       ran('error');
+      if (waitsOutOutage(error, job.createdAt)) {
+        jobLog.warn({ err: error, retryInMs: OUTAGE_RETRY_DELAY_MS }, 'job failed: a dependency is unavailable; trying again later without counting the attempt');
+        await postponeJob(job, workerId, error);
+        return;
+      }
       const retry = job.attempts < job.maxAttempts;
       jobLog.warn({ err: error, retry }, 'job failed');
       await failJob(job, workerId, error, { retry });

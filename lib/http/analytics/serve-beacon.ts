@@ -4,7 +4,7 @@ import { parseUserAgent } from '../../analytics/user-agent';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { collector } from '../../services/analytics/collector';
-import { ApiError, httpStatusOf } from '../api-error';
+import { ApiError, httpStatusOf, unexpectedApiError } from '../api-error';
 import { clientAddressOf } from '../edge/from-playback-worker';
 import { takeRateLimitToken } from '../rate-limit';
 import { countHttpRequest } from '../metrics/request-metrics';
@@ -103,6 +103,6 @@ export const serveBeacon = (request: IncomingMessage, response: ServerResponse):
       return;
     }
     getLogger().error({ err: error }, 'beacon failed');
-    answerError(request, response, new ApiError('internal_error', 'An unexpected error occurred'));
+    answerError(request, response, unexpectedApiError(error));
   });
 };

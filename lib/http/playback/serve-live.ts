@@ -3,7 +3,7 @@ import { getLogger } from '../../log';
 import { answerLive, type LiveAnswer, type LiveRequest } from '../../services/live/live-playback';
 import type { LivePlaybackEntry } from '../../services/live/live-registry';
 import type { PlaybackAccess } from '../../services/playback/resolve-playback';
-import { ApiError, isApiError } from '../api-error';
+import { isApiError, unexpectedApiError } from '../api-error';
 import { CONTENT_TYPES, immutableCacheControl, PLAYBACK_CORS_HEADERS, playlistCacheControl } from './playback-headers';
 import { sendPlaybackError } from './send-playback-reply';
 
@@ -49,6 +49,6 @@ export const serveLive = async ({
   } catch (error) {
     if (isApiError(error)) return sendPlaybackError(response, error);
     getLogger().error({ err: error, url: request.url }, 'live playback request failed');
-    sendPlaybackError(response, new ApiError('internal_error', 'An unexpected error occurred'));
+    sendPlaybackError(response, unexpectedApiError(error));
   }
 };

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getLogger } from '../../log';
 import { getMasterFile } from '../../services/master/get-master-file';
-import { ApiError, isApiError } from '../api-error';
+import { isApiError, unexpectedApiError } from '../api-error';
 import { sendPlaybackError, sendPlaybackReply } from './send-playback-reply';
 
 // Temporary master downloads on the playback host (see lib/auth/master-url.ts): the file with
@@ -40,6 +40,6 @@ export const serveMaster = async (
   } catch (error) {
     if (isApiError(error)) return sendPlaybackError(response, error);
     getLogger().error({ err: error, assetId }, 'serving a master failed');
-    sendPlaybackError(response, new ApiError('internal_error', 'An unexpected error occurred'));
+    sendPlaybackError(response, unexpectedApiError(error));
   }
 };

@@ -19,7 +19,7 @@ import { findLivePlayback } from '../../services/live/live-registry';
 import type { LiveRequest } from '../../services/live/live-playback';
 import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
 import { clientAddressOf, isFromPlaybackWorker, workerTakesFiles } from '../edge/from-playback-worker';
-import { ApiError, isApiError, notFound } from '../api-error';
+import { ApiError, isApiError, notFound, unexpectedApiError } from '../api-error';
 import { countHttpRequest, playbackRouteClass } from '../metrics/request-metrics';
 import {
   CONTENT_TYPES,
@@ -90,11 +90,12 @@ const imageFor = async (playback: PlaybackRequest, image: ImageKind, extension: 
   throw notFound('Resource');
 };
 
+// Who asks: with the order of its requests, what tells viewers apart (viewer-streams.ts).
+const clientOf = (request: IncomingMessage) => `${clientAddressOf(request) ?? ''} ${request.headers['user-agent'] ?? ''}`;
+
 const renditionFileReply = async (playback: PlaybackRequest, rendition: string, file: string): Promise<PlaybackReply> => {
   const { playbackId } = playback.path;
-  const { request } = playback;
-  const client = `${clientAddressOf(request) ?? ''} ${request.headers['user-agent'] ?? ''}`;
-  const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), client, viewer: playback.viewer });
+  const found = await getRenditionFile({ playbackId, rendition, file, access: accessFor(playback, 'v'), client: clientOf(playback.request), viewer: playback.viewer });
   if ('redirectUrl' in found) return { redirectUrl: found.redirectUrl, contentType: CONTENT_TYPES.mp4, cacheControl: redirectCacheControl(found.cacheability) };
   return { filePath: found.path, lastModified: found.lastModified, contentType: CONTENT_TYPES.mp4, cacheControl: immutableCacheControl(found.cacheability) };
 };
@@ -135,6 +136,7 @@ const replyFor = async (playback: PlaybackRequest): Promise<PlaybackReply> => {
           assetEndTime: query.get('asset_end_time') ?? undefined,
           defaultSubtitlesLang: query.get('default_subtitles_lang') ?? undefined,
           access: accessFor(playback, 'v'),
+          client: clientOf(playback.request),
         }),
       );
     case 'rendition-playlist':
@@ -206,7 +208,7 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
   } catch (error) {
     if (isApiError(error)) return sendPlaybackError(response, error);
     getLogger().error({ err: error, url: playback.request.url }, 'playback request failed');
-    sendPlaybackError(response, new ApiError('internal_error', 'An unexpected error occurred'));
+    sendPlaybackError(response, unexpectedApiError(error));
   }
 };
 

@@ -29,7 +29,14 @@ export const queueNameOf = (definitions: JobDefinitions, kind: string): string =
 
 export type QueuedJob = { id: string; name: string; payload: unknown; maxAttempts: number; dedupeKey: string | null };
 
-export type JobQueues = { add: (job: QueuedJob) => Promise<void>; close: () => Promise<void> };
+/** Where a job added earlier is: still queued (waiting, delayed, running), finished, or not in Redis at all. */
+export type QueuedJobState = 'queued' | 'finished' | 'missing';
+
+export type JobQueues = {
+  add: (job: QueuedJob) => Promise<void>;
+  stateOf: (job: { id: string; name: string }) => Promise<QueuedJobState>;
+  close: () => Promise<void>;
+};
 
 export const openJobQueues = ({ config, connection, definitions }: { config: RedisConfig; connection: Redis; definitions: JobDefinitions }): JobQueues => {
   const queues = new Map<string, Queue>();
@@ -57,6 +64,13 @@ export const openJobQueues = ({ config, connection, definitions }: { config: Red
         removeOnComplete: { age: KEEP_COMPLETED_SECONDS },
         removeOnFail: { age: KEEP_FAILED_SECONDS },
       });
+    },
+    stateOf: async ({ id, name }) => {
+      const job = await queueFor(name).getJob(id);
+      if (!job) return 'missing';
+      const state = await job.getState();
+      if (state === 'completed' || state === 'failed') return 'finished';
+      return state === 'unknown' ? 'missing' : 'queued';
     },
     close: async () => {
       await Promise.all([...queues.values()].map((queue) => queue.close()));

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseBeacon } from '../../analytics/beacon-schema';
@@ -8,9 +5,7 @@ import { beaconBody, simulatedView } from '../../analytics/mux-embed-beacons';
 import { parseUserAgent } from '../../analytics/user-agent';
 import { videoViewIdFor } from '../../analytics/view-ids';
 import { getDb } from '../../db/client';
-import { migrateDatabase } from '../../db/migrate-database';
-import { createTestSqliteDatabase, type TestDatabase } from '../../db/test-databases';
-import { getEnv } from '../../env';
+import { setUpTestInstallation, type TestInstallation } from '../../db/test-support/test-installation';
 import { ApiError } from '../../errors/api-error';
 import { getVideoView, listVideoViews, metricBreakdown, metricOverall, metricTimeseries, viewersNow } from './data-api';
 import { Collector } from './collector';
@@ -21,29 +16,21 @@ import { closeInactiveViews, deleteViewsEndedBefore, writeViews, type StoredStat
 // The Data API over views written by the view store from mux-embed-shaped beacons, on a real
 // SQLite database: what the SDK's data.* calls and the dashboard read.
 
-let database: TestDatabase | undefined;
-let dataDir = '';
+let installation: TestInstallation | undefined;
 const ASSET_ID = 'AssetForAnalytics0000000000000000000000000001';
 const PLAYBACK_ID = 'PlaybackForAnalytics000000000000000000000001';
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36';
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
 
 beforeAll(async () => {
-  database = await createTestSqliteDatabase();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'keyframe-analytics-'));
-  process.env.DATA_DIR = dataDir;
-  process.env.DATABASE_URL = database.database.provider === 'sqlite' ? `file:${database.database.filePath}` : '';
-  const root = path.resolve(__dirname, '../../..');
-  await migrateDatabase(getEnv().database, { sqlite: path.join(root, 'prisma', 'migrations'), postgresql: path.join(root, 'prisma', 'postgres', 'migrations') });
+  installation = await setUpTestInstallation('analytics');
   await getDb().asset.create({
     data: { id: ASSET_ID, status: 'ready', encodingTier: 'smart', inputsJson: '[]', playbackIds: { create: { id: PLAYBACK_ID, policy: 'public' } } },
   });
 });
 
 afterAll(async () => {
-  await getDb().$disconnect();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await installation?.tearDown();
 });
 
 type Played = { viewId: string; userAgent: string; startup: number; watch: number; playing: number; rebuffer?: number; end?: boolean; viewer?: string; playbackId?: string };

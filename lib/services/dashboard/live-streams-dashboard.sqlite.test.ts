@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getDb } from '../../db/client';
-import { migrateDatabase } from '../../db/migrate-database';
-import { createTestSqliteDatabase, type TestDatabase } from '../../db/test-databases';
-import { getEnv } from '../../env';
+import { setUpTestInstallation, type TestInstallation } from '../../db/test-support/test-installation';
 import { ApiError } from '../../errors/api-error';
 import { createLiveStream } from '../live-streams/create-live-stream';
 import { getLiveStreamRecordings } from './get-live-stream-recordings';
@@ -14,22 +9,14 @@ import { pageLiveStreams } from './page-live-streams';
 // The dashboard's live stream reads on a real SQLite database: the table's pages with their total,
 // and a stream's recent recordings in the order the page lists them.
 
-let database: TestDatabase | undefined;
-let dataDir = '';
+let installation: TestInstallation | undefined;
 
 beforeAll(async () => {
-  database = await createTestSqliteDatabase();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'keyframe-live-dashboard-'));
-  process.env.DATA_DIR = dataDir;
-  process.env.DATABASE_URL = database.database.provider === 'sqlite' ? `file:${database.database.filePath}` : '';
-  const root = path.resolve(__dirname, '../../..');
-  await migrateDatabase(getEnv().database, { sqlite: path.join(root, 'prisma', 'migrations'), postgresql: path.join(root, 'prisma', 'postgres', 'migrations') });
+  installation = await setUpTestInstallation('live-dashboard');
 });
 
 afterAll(async () => {
-  await getDb().$disconnect();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await installation?.tearDown();
 });
 
 const recordingOf = (liveStreamId: string, id: string, status: string) =>

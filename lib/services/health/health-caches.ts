@@ -6,7 +6,7 @@ import type { StorageCheck } from '../storage/check-shared-storage';
 // check per tool path, and the last shared-storage check (a promise, so concurrent polls share it).
 export type HealthCaches = {
   toolChecks: Map<string, { at: number; result: MediaToolCheck }>;
-  storageCheck: { at: number; result: Promise<StorageCheck | null> | null };
+  storageCheck: { at: number; result: Promise<StorageCheck | null> | null; failed: boolean };
 };
 
 declare module '../../runtime/node-runtime' {
@@ -15,6 +15,6 @@ declare module '../../runtime/node-runtime' {
   }
 }
 
-export const createHealthCaches = (): HealthCaches => ({ toolChecks: new Map(), storageCheck: { at: 0, result: null } });
+export const createHealthCaches = (): HealthCaches => ({ toolChecks: new Map(), storageCheck: { at: 0, result: null, failed: false } });
 
 export const healthCaches = (): HealthCaches => nodeRuntime().health;

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { getDb } from '../../db/client';
-import { migrateDatabase } from '../../db/migrate-database';
-import { createTestSqliteDatabase, type TestDatabase } from '../../db/test-databases';
-import { getEnv } from '../../env';
+import { setUpTestInstallation, type TestInstallation } from '../../db/test-support/test-installation';
 import { listAssets } from '../assets/list-assets';
 import { registerBroadcastStopper, type BroadcastStopReason } from '../live/broadcast-control';
 import { lookupPlaybackId } from '../playback-ids/lookup-playback-id';
@@ -27,17 +22,11 @@ import { updateLiveStream } from './update-live-stream';
 
 type StopCall = { liveStreamId: string; reason: BroadcastStopReason; row: { status: string; streamKey: string } | null };
 
-let database: TestDatabase | undefined;
-let dataDir = '';
+let installation: TestInstallation | undefined;
 let stops: StopCall[] = [];
 
 beforeAll(async () => {
-  database = await createTestSqliteDatabase();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'keyframe-live-streams-'));
-  process.env.DATA_DIR = dataDir;
-  process.env.DATABASE_URL = database.database.provider === 'sqlite' ? `file:${database.database.filePath}` : '';
-  const root = path.resolve(__dirname, '../../..');
-  await migrateDatabase(getEnv().database, { sqlite: path.join(root, 'prisma', 'migrations'), postgresql: path.join(root, 'prisma', 'postgres', 'migrations') });
+  installation = await setUpTestInstallation('live-streams');
   // Events are recorded only when an endpoint would receive them.
   await createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks' });
   registerBroadcastStopper(async (liveStreamId, reason) => {
@@ -51,9 +40,7 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
-  await getDb().$disconnect();
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await installation?.tearDown();
 });
 
 const eventsOf = async (liveStreamId: string): Promise<string[]> => {

@@ -63,18 +63,19 @@ export const markDisconnected = async (liveStreamId: string): Promise<void> => {
 /**
  * The broadcast is over (reconnect window elapsed, complete, disable, maximum duration, or a
  * restart): the stream goes idle — a disabled one stays disabled — and the recording stops being
- * live; finalize-recording.ts then makes it an on-demand asset.
+ * live; finalize-recording.ts then makes it an on-demand asset. The stream is left alone when
+ * another node holds it now (its publisher reconnected there): only this node's recording ends.
  */
-export const markBroadcastEnded = async ({ liveStreamId, assetId }: { liveStreamId: string; assetId: string | null }): Promise<void> => {
+export const markBroadcastEnded = async ({ liveStreamId, assetId, nodeId }: { liveStreamId: string; assetId: string | null; nodeId: string }): Promise<void> => {
   await getDb().$transaction(async (tx) => {
-    const wasConnected = await tx.liveStream.updateMany({ where: { id: liveStreamId, connectedAt: { not: null } }, data: { connectedAt: null } });
+    const ours = { id: liveStreamId, OR: [{ ingestNodeId: nodeId }, { ingestNodeId: null }] };
+    const wasConnected = await tx.liveStream.updateMany({ where: { ...ours, connectedAt: { not: null } }, data: { connectedAt: null } });
     if (wasConnected.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.disconnected', liveStreamId, { connected: false, recording: false });
-    await tx.liveStream.updateMany({
-      where: { id: liveStreamId },
-      data: { activeAssetId: null, broadcastStartedAt: null, ingestNodeId: null },
-    });
-    const idle = await tx.liveStream.updateMany({ where: { id: liveStreamId, status: 'active' }, data: { status: 'idle' } });
-    if (idle.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.idle', liveStreamId, { connected: false, recording: false });
+    const ended = await tx.liveStream.updateMany({ where: ours, data: { activeAssetId: null, broadcastStartedAt: null, ingestNodeId: null } });
+    if (ended.count === 1) {
+      const idle = await tx.liveStream.updateMany({ where: { id: liveStreamId, status: 'active' }, data: { status: 'idle' } });
+      if (idle.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.idle', liveStreamId, { connected: false, recording: false });
+    }
     if (assetId) {
       await tx.asset.updateMany({
         where: { id: assetId },

@@ -1,4 +1,3 @@
-import os from 'node:os';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
@@ -12,6 +11,7 @@ import { registerBroadcastStopper, type BroadcastStopReason } from './broadcast-
 import { markBroadcastEnded, markConnected, markDisconnected, markRecordingAndActive } from './broadcast-state';
 import { finalizeRecording } from './finalize-recording';
 import { broadcastDirectory, writeBroadcastManifest } from './live-files';
+import { liveNodeIdOf } from './live-node-id';
 import { registerLivePlayback, unregisterBroadcast, unregisterLivePlayback } from './live-registry';
 import { recoverInterruptedBroadcasts } from './recover-broadcasts';
 
@@ -45,12 +45,12 @@ declare module '../../runtime/node-runtime' {
 const MEDIA_WAIT_MS = 10_000;
 const PACKAGER_RESTART_DELAY_MS = 500;
 
-export const liveNodeId = (): string => os.hostname();
-
 export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }): Promise<LiveRuntime | null> => {
   const rtmpPort = env.live.rtmpPort;
   if (rtmpPort === null) return null;
+  const startedAt = new Date();
   const db = getDb();
+  const nodeId = liveNodeIdOf(env.dataDir);
   const sessions = new Map<string, Session>();
   const finalizing = new Set<Promise<void>>();
   const shutdown = new AbortController();
@@ -76,7 +76,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       await session.broadcast.flushed();
       sessions.delete(session.liveStreamId);
       const { assetId } = session.broadcast;
-      await markBroadcastEnded({ liveStreamId: session.liveStreamId, assetId: session.broadcast.isPlayable ? assetId : null });
+      await markBroadcastEnded({ liveStreamId: session.liveStreamId, assetId: session.broadcast.isPlayable ? assetId : null, nodeId });
       log.info({ liveStreamId: session.liveStreamId, reason }, 'broadcast ended');
       if (!session.broadcast.isPlayable) {
         unregisterBroadcast(session.broadcast);
@@ -175,7 +175,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
     for (const playbackId of stream.playbackIds) {
       registerLivePlayback(playbackId.id, { broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'sliding' });
     }
-    await markConnected(stream.id, liveNodeId(), true);
+    await markConnected(stream.id, nodeId, true);
     log.info({ liveStreamId: stream.id, renditions: rungs.map((rung) => rung.name), latencyMode: stream.latencyMode }, 'broadcast started');
     watchConnection(session, publisher);
     broadcast.whenPlayable(() => {
@@ -197,7 +197,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       if (session && !session.ending && !session.publisher) {
         if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
         session.reconnectTimer = null;
-        await markConnected(session.liveStreamId, liveNodeId(), false);
+        await markConnected(session.liveStreamId, nodeId, false);
         log.info({ liveStreamId: session.liveStreamId }, 'publisher reconnected');
         watchConnection(session, publisher);
         return;
@@ -228,7 +228,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
     slot: nodeRuntime().rtmpServer,
   });
   registerBroadcastStopper(stop);
-  recoverInterruptedBroadcasts({ nodeId: liveNodeId(), finalize: (assetId) => finalize(assetId, () => undefined), log }).catch((error: unknown) =>
+  recoverInterruptedBroadcasts({ nodeId, startedAt, finalize: (assetId) => finalize(assetId, () => undefined), log }).catch((error: unknown) =>
     log.error({ err: error }, 'could not recover interrupted broadcasts'),
   );
 

@@ -79,6 +79,7 @@ export const shouldSteerToCheaperRung = ({
  */
 export const climbDoesNotFit = ({
   streamId,
+  client,
   assetId,
   plan,
   rung,
@@ -86,6 +87,7 @@ export const climbDoesNotFit = ({
   now,
 }: {
   streamId: string;
+  client?: string;
   assetId: string;
   plan: PlaybackPlan;
   rung: Rung;
@@ -96,5 +98,5 @@ export const climbDoesNotFit = ({
   if (!previous || pixels(previous) >= pixels(rung)) return false;
   // Before anything is measured there is no evidence to refuse on.
   if (encodeCostPerMediaSecond(rung.name) === null) return false;
-  return !encodeDemand().fitsMove(streamId, assetId, rung.name, now);
+  return !encodeDemand().fitsMove(streamId, assetId, rung.name, now, client);
 };

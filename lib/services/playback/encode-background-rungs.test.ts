@@ -1,37 +1,24 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getDb } from '../../db/client';
-import { migrateDatabase } from '../../db/migrate-database';
-import { createTestSqliteDatabase, type TestDatabase } from '../../db/test-databases';
-import { getEnv } from '../../env';
+import { setUpTestInstallation, type TestInstallation } from '../../db/test-support/test-installation';
 import { mediaSegmentPath, renditionCompletePath } from '../../storage/asset-files';
 import { encodeBackgroundSegment, queueBackgroundSegments } from './encode-background-rungs';
 
 // Background rungs as one job per segment: what gets queued, and who lists a rung once it is whole.
 // Segments "encoded" here are files written by the test (ensureVideoSegment finds them stored and
-// encodes nothing); the encode itself is covered by the playback e2e. Services reach the database
-// through getDb(), so the environment is set before the first getEnv() (this file runs in a
-// process of its own).
+// encodes nothing); the encode itself is covered by the playback e2e, on an installation of this
+// file's own (setUpTestInstallation).
 
-let database: TestDatabase;
-let dataDir: string;
+let installation: TestInstallation | undefined;
 
 beforeAll(async () => {
-  database = await createTestSqliteDatabase();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'keyframe-background-rungs-'));
-  process.env.DATA_DIR = dataDir;
-  if (database.database.provider !== 'sqlite') throw new Error('expected a SQLite test database');
-  process.env.DATABASE_URL = `file:${database.database.filePath}`;
-  const root = path.resolve(import.meta.dirname, '../../..');
-  await migrateDatabase(getEnv().database, { sqlite: path.join(root, 'prisma', 'migrations'), postgresql: path.join(root, 'prisma', 'postgres', 'migrations') });
+  installation = await setUpTestInstallation('background-rungs');
 });
 
 afterAll(async () => {
-  await getDb().$disconnect();
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await installation?.tearDown();
 });
 
 const rung = (name: string, isBackground: boolean) => ({ name, isBackground, width: 16, height: 9, maxBitrate: 1 });
@@ -47,7 +34,7 @@ const createReadyAsset = async (id: string) => {
 };
 
 const storeSegment = (assetId: string, rungName: string, index: number) => {
-  const file = mediaSegmentPath(dataDir, assetId, rungName, index);
+  const file = mediaSegmentPath(installation!.dataDir, assetId, rungName, index);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, 'segment');
 };
@@ -67,7 +54,7 @@ describe('background rungs, one job per segment', () => {
 
     expect(await queueBackgroundSegments({ assetId: 'asset1' })).toBe(2);
     expect(await queuedSegments('asset1')).toEqual(['1440p/0', '1440p/2']);
-    expect(JSON.parse(readFileSync(renditionCompletePath(dataDir, 'asset1', '2160p'), 'utf8'))).toEqual({ segments: 3 });
+    expect(JSON.parse(readFileSync(renditionCompletePath(installation!.dataDir, 'asset1', '2160p'), 'utf8'))).toEqual({ segments: 3 });
 
     // Queued again (the fan-out job retried): the dedupe keys keep one job per segment.
     await queueBackgroundSegments({ assetId: 'asset1' });
@@ -77,7 +64,7 @@ describe('background rungs, one job per segment', () => {
   test('the segment job that finds its rung whole lists the rung; the ones before it do not', async () => {
     await createReadyAsset('asset2');
     const signal = new AbortController().signal;
-    const marker = renditionCompletePath(dataDir, 'asset2', '1440p');
+    const marker = renditionCompletePath(installation!.dataDir, 'asset2', '1440p');
 
     for (const index of [2, 0]) {
       storeSegment('asset2', '1440p', index);
@@ -94,6 +81,6 @@ describe('background rungs, one job per segment', () => {
     await expect(encodeBackgroundSegment({ assetId: 'gone', rung: '1440p', index: 0, signal })).resolves.toBeUndefined();
     await createReadyAsset('asset3');
     await expect(encodeBackgroundSegment({ assetId: 'asset3', rung: '1080p', index: 0, signal })).resolves.toBeUndefined();
-    expect(() => readFileSync(mediaSegmentPath(dataDir, 'asset3', '1080p', 0))).toThrow();
+    expect(() => readFileSync(mediaSegmentPath(installation!.dataDir, 'asset3', '1080p', 0))).toThrow();
   });
 });

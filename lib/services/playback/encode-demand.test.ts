@@ -96,6 +96,30 @@ describe('EncodeDemand', () => {
     expect(demand.fitsMove('b', 'asset2', '540p', T0)).toBe(false);
   });
 
+  test("a client's own requests take over from the rung it was told to start on", () => {
+    const demand = new EncodeDemand({ capacity: () => 1, costOf: (rung) => COSTS[rung] ?? null });
+    demand.reserve('asset1', '540p', T0, 'client1');
+    expect(demand.demand(T0)).toBeCloseTo(0.45);
+    // Its player chose another start rung: it is charged for that one alone.
+    expect(demand.admit('a', 'asset1', '270p', T0, 'client1')).toBe(true);
+    expect(demand.demand(T0)).toBeCloseTo(0.1);
+    // Another client's reservation of the same asset is not its to release.
+    demand.reserve('asset1', '540p', T0, 'client2');
+    demand.admit('a', 'asset1', '270p', T0 + 1, 'client1');
+    expect(demand.demand(T0 + 1)).toBeCloseTo(0.55);
+  });
+
+  test('a viewer climbing is not charged for the start rung reserved for its own client', () => {
+    // One slot (0.75 promised); 720p at 0.5 CPU-s per second.
+    const demand = new EncodeDemand({ capacity: () => 1, costOf: (rung) => ({ ...COSTS, '720p': 0.5 })[rung] ?? null });
+    demand.reserve('asset1', '540p', T0, 'client1');
+    demand.admit('b', 'asset2', '270p', T0, 'client2');
+    // Its segments so far came from the cache (never admitted): only the reservation stands for it.
+    expect(demand.fitsMove('a', 'asset1', '720p', T0, 'client1')).toBe(true);
+    expect(demand.fitsMove('a', 'asset1', '720p', T0), 'a viewer that cannot be told apart is charged for it').toBe(false);
+    expect(demand.fitsMove('c', 'asset1', '720p', T0, 'client3'), 'as is another client').toBe(false);
+  });
+
   test('the only viewer promised anything may move to any rung', () => {
     // One slot (0.75 promised); 1080p unknown here, so a dear rung: 2160p at 3 CPU-s per second.
     const demand = new EncodeDemand({ capacity: () => 1, costOf: (rung) => ({ '270p': 0.1, '2160p': 3 })[rung] ?? null });

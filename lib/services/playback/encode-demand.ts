@@ -20,15 +20,18 @@ export const ADMISSION_UTILISATION = 0.75;
 // Longer than the longest segment (4 s) plus the slack of a player that keeps ~10 s buffered.
 export const DEMAND_HOLD_MS = 12_000;
 
-// `holders`: the admitted streams on it now; `reserved`: a player was told to start on it (no
-// stream yet). A pair its last holder left (a rung switch) and nobody reserved stops counting then.
-type Pair = { rung: string; until: number; holders: Set<string>; reserved: boolean };
+// `holders`: the admitted streams on it now; `reservedFor`: the clients told to start on it whose
+// streams hold nothing of the asset yet ('' for one that cannot be told apart). A pair its last
+// holder left (a rung switch) and nobody reserved stops counting then.
+type Pair = { rung: string; until: number; holders: Set<string>; reservedFor: Set<string> };
 
 export class EncodeDemand {
   private readonly pairs = new Map<string, Pair>();
   private readonly admitted = new Map<string, number>();
   // Which pair each admitted stream holds.
   private readonly heldBy = new Map<string, string>();
+  // Which pair a client was told to start on, per asset (client + asset), until when.
+  private readonly reservations = new Map<string, { key: string; until: number }>();
 
   constructor(
     private readonly options: {
@@ -47,6 +50,7 @@ export class EncodeDemand {
       if (pair.until <= now) this.pairs.delete(key);
       else total += this.options.costOf(pair.rung) ?? 0;
     }
+    for (const [reservation, { until }] of this.reservations) if (until <= now) this.reservations.delete(reservation);
     return total;
   }
 
@@ -67,26 +71,30 @@ export class EncodeDemand {
 
   /**
    * Whether the stream moving to `rung` of `assetId` fits: as fits, without the pair it leaves
-   * when it is the only one holding it (one viewer is not charged for two rungs), and always when
-   * it is the only viewer promised anything.
+   * when it is the only one holding it, nor the one its own client was told to start on when
+   * nobody else wants that (one viewer is not charged for two rungs), and always when it is the
+   * only viewer promised anything.
    */
-  fitsMove(streamId: string, assetId: string, rung: string, now: number): boolean {
+  fitsMove(streamId: string, assetId: string, rung: string, now: number, client?: string): boolean {
     const pair = this.pairs.get(pairKey(assetId, rung));
     if (pair && pair.until > now) return true;
     const cost = this.options.costOf(rung);
     if (cost === null) return !this.promisedAny(now);
-    const leaving = this.pairs.get(this.heldBy.get(streamId) ?? '');
-    const soleHolder = leaving !== undefined && leaving.until > now && !leaving.reserved && leaving.holders.size === 1 && leaving.holders.has(streamId);
-    const freed = soleHolder ? (this.options.costOf(leaving.rung) ?? 0) : 0;
-    const others = this.demand(now) - freed;
+    const others = this.demand(now) - this.ownDemand(streamId, assetId, now, client);
     // Nobody else promised anything: as for admission, the encoders owe nobody else.
     if (others <= 1e-9) return true;
     return others + cost <= this.options.capacity() * ADMISSION_UTILISATION;
   }
 
-  /** A player was told to start on this rung: count it until its own requests take over. */
-  reserve(assetId: string, rung: string, now: number): void {
-    this.hold(assetId, rung, now);
+  /**
+   * A player (of `client`: address and User-Agent) was told to start on this rung: count it until
+   * its own requests take over, whichever rung they ask for.
+   */
+  reserve(assetId: string, rung: string, now: number, client = ''): void {
+    if (client !== '') this.releaseReservation(client, assetId);
+    const pair = this.hold(assetId, rung, now);
+    pair.reservedFor.add(client);
+    if (client !== '') this.reservations.set(reservationKey(client, assetId), { key: pairKey(assetId, rung), until: pair.until });
   }
 
   /**
@@ -96,10 +104,11 @@ export class EncodeDemand {
    * viewer wait (and encode nothing ahead of it) would only leave them idle — a rung measured
    * dearer than the whole machine, on a busy box, would otherwise never get a viewer.
    */
-  admit(streamId: string, assetId: string, rung: string, now: number): boolean {
+  admit(streamId: string, assetId: string, rung: string, now: number, client?: string): boolean {
     if (!this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now)) return false;
     this.admitted.set(streamId, now);
     this.hold(assetId, rung, now, streamId);
+    if (client) this.releaseReservation(client, assetId);
     return true;
   }
 
@@ -124,33 +133,62 @@ export class EncodeDemand {
     return this.admitted.size;
   }
 
-  private hold(assetId: string, rung: string, now: number, streamId?: string): void {
+  // What this stream's own viewer adds to the demand: the pair it holds alone, and the pair its
+  // client was told to start on while nobody else holds or reserved that.
+  private ownDemand(streamId: string, assetId: string, now: number, client: string | undefined): number {
+    const held = this.pairs.get(this.heldBy.get(streamId) ?? '');
+    const reserved = client ? this.pairs.get(this.reservations.get(reservationKey(client, assetId))?.key ?? '') : undefined;
+    const isOwn = (pair: Pair | undefined): pair is Pair =>
+      pair !== undefined &&
+      pair.until > now &&
+      [...pair.holders].every((holder) => holder === streamId) &&
+      [...pair.reservedFor].every((reservedFor) => client !== undefined && reservedFor === client);
+    const own = new Set([held, reserved].filter(isOwn));
+    return [...own].reduce((total, pair) => total + (this.options.costOf(pair.rung) ?? 0), 0);
+  }
+
+  private hold(assetId: string, rung: string, now: number, streamId?: string): Pair {
     const key = pairKey(assetId, rung);
     const until = now + (this.options.holdMs ?? DEMAND_HOLD_MS);
     let pair = this.pairs.get(key);
     if (!pair || pair.until <= now) {
-      pair = { rung, until, holders: new Set(), reserved: false };
+      pair = { rung, until, holders: new Set(), reservedFor: new Set() };
       this.pairs.set(key, pair);
     }
     pair.until = Math.max(pair.until, until);
-    if (streamId === undefined) {
-      pair.reserved = true;
-      return;
-    }
+    if (streamId === undefined) return pair;
     if (this.heldBy.get(streamId) !== key) this.leave(streamId);
     pair.holders.add(streamId);
     this.heldBy.set(streamId, key);
+    return pair;
   }
 
-  // The stream no longer holds its pair; a pair nobody holds or reserved stops counting.
+  // The client's own requests took over from what it was told to start on.
+  private releaseReservation(client: string, assetId: string): void {
+    const reservation = reservationKey(client, assetId);
+    const key = this.reservations.get(reservation)?.key;
+    this.reservations.delete(reservation);
+    const pair = key === undefined ? undefined : this.pairs.get(key);
+    if (!key || !pair) return;
+    pair.reservedFor.delete(client);
+    this.dropIfUnwanted(key, pair);
+  }
+
+  // The stream no longer holds its pair.
   private leave(streamId: string): void {
     const key = this.heldBy.get(streamId);
     this.heldBy.delete(streamId);
     const pair = key === undefined ? undefined : this.pairs.get(key);
     if (!key || !pair) return;
     pair.holders.delete(streamId);
-    if (pair.holders.size === 0 && !pair.reserved) this.pairs.delete(key);
+    this.dropIfUnwanted(key, pair);
+  }
+
+  // A pair nobody holds or reserved stops counting.
+  private dropIfUnwanted(key: string, pair: Pair): void {
+    if (pair.holders.size === 0 && pair.reservedFor.size === 0) this.pairs.delete(key);
   }
 }
 
 const pairKey = (assetId: string, rung: string) => `${assetId}/${rung}`;
+const reservationKey = (client: string, assetId: string) => `${client}\n${assetId}`;

@@ -46,10 +46,10 @@ const canStartOn = (assetId: string, plan: PlaybackPlan, now: number) => (rung: 
 // the time to first frame.
 // When the encoders cannot take this viewer on now, the warm waits for a free encoder like the
 // viewer's own requests will.
-const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | undefined, now: number) => {
+const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | undefined, now: number, client: string | undefined) => {
   if (!rung || !plan.video || storedVideoSegment(assetId, rung, 0)) return;
   const admitted = encodeDemand().fits(assetId, rung.name, now);
-  if (admitted) encodeDemand().reserve(assetId, rung.name, now);
+  if (admitted) encodeDemand().reserve(assetId, rung.name, now, client);
   ensureVideoSegment({ assetId, plan, rung, index: 0, priority: ENCODE_PRIORITY.onDemand, notAdmitted: !admitted }).catch((error: unknown) =>
     getLogger().warn({ err: error, assetId, rung: rung.name }, 'warming the first segment failed'),
   );
@@ -67,6 +67,7 @@ export const getMultivariantPlaylist = async ({
   assetEndTime,
   defaultSubtitlesLang,
   access,
+  client,
 }: ClipRangeQuery & {
   playbackId: string;
   maxResolution?: string;
@@ -74,6 +75,9 @@ export const getMultivariantPlaylist = async ({
   /** Which subtitles a player shows without being asked (BCP-47; a token's claim for signed IDs). */
   defaultSubtitlesLang?: string;
   access: PlaybackAccess;
+  // Who asks (address and User-Agent), as for its segments: its own requests take over from the
+  // start rung reserved for it.
+  client?: string;
 }): Promise<PlaybackText> => {
   const target = await resolvePlayback({ playbackId, access });
   const { assetId, plan, tracks, signed, claims, proof, cacheability, readyAt } = target;
@@ -87,7 +91,7 @@ export const getMultivariantPlaylist = async ({
   const now = Date.now();
   const { rungs, lowered } = startFirst(affordable, canStartOn(assetId, plan, now));
   // A clip starts elsewhere than segment 0; its player asks soon enough.
-  if (!range) warmFirstSegment(assetId, plan, rungs[0], now);
+  if (!range) warmFirstSegment(assetId, plan, rungs[0], now, client);
   const subtitlesLang = signed ? claimString(claims.default_subtitles_lang) : defaultSubtitlesLang;
   // Tracks change (added, renamed, deleted): the key names them, so a change renders anew.
   const trackKey = tracks.map((track) => `${track.id}:${track.name}:${track.languageCode ?? ''}:${track.closedCaptions}`).join(',');

@@ -150,9 +150,9 @@ export const getRenditionFile = async ({
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
   // segment loads (e2e/playback/steering.spec.ts).
   if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) throw steerToCheaperRung(rung, index);
-  if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, assetId, plan, rung, from: switchedFrom, now })) throw steerToCheaperRung(rung, index);
+  if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, now })) throw steerToCheaperRung(rung, index);
   servingSwitch(stream, switchedFrom);
-  const admitted = encodeDemand().admit(stream.id, assetId, rung.name, now);
+  const admitted = encodeDemand().admit(stream.id, assetId, rung.name, now, client);
   const signal = viewer?.();
   try {
     const found = await ensureVideoSegment({

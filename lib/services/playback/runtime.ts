@@ -1,4 +1,5 @@
 import { createRedisClient, sharedRedis } from '../../coordination/redis-client';
+import { produceOnceOnPostgres } from '../../coordination/postgres-segment-lock';
 import { produceLocally, produceOnceAcrossNodes, type ProduceOnce } from '../../coordination/segment-lock';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
@@ -158,13 +159,15 @@ export const encodeKey = (assetId: string, rungName: string, index: number): str
 /** The name under which nodes produce one segment once (see segment-lock.ts). */
 export const segmentProductionKey = (key: string): string => `segment:${key}`;
 
-// Within a process, inFlightEncodes shares one encode among the requests for a segment; with
-// REDIS_URL, this shares it among nodes too: one node encodes, the others wait for it and read the
-// stored segment.
+// Within a process, inFlightEncodes shares one encode among the requests for a segment; across
+// nodes this shares it too: one node encodes, the others wait for it and read the stored segment.
+// With REDIS_URL through Redis (a lock and a "done" message); nodes sharing only PostgreSQL through
+// its advisory locks (waiters poll); SQLite has one node.
 const createSegmentProduction = (): ProduceOnce => {
-  const config = getEnv().redis;
-  if (!config) return produceLocally;
-  return produceOnceAcrossNodes({ config, commands: sharedRedis(), subscriber: createRedisClient(config, 'segment-done') });
+  const { redis: config, database } = getEnv();
+  if (config) return produceOnceAcrossNodes({ config, commands: sharedRedis(), subscriber: createRedisClient(config, 'segment-done') });
+  if (database.provider === 'postgresql') return produceOnceOnPostgres({ connectionString: database.url });
+  return produceLocally;
 };
 
 export const segmentProduction = (): ProduceOnce => encoder().segmentProduction;

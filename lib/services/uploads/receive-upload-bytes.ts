@@ -119,7 +119,7 @@ export const receiveUploadBytes = async (request: Request): Promise<ReceiveOutco
     }
 
     // Chunks of one upload may have reached other nodes before this one (see shared-upload-parts.ts).
-    let received = contentRange ? await catchUpFromSharedParts(uploadId, file) : 0;
+    let received = contentRange ? await catchUpFromSharedParts(uploadId, file, contentRange.kind === 'chunk' ? contentRange.start : contentRange.total) : 0;
     if (contentRange?.kind === 'status') {
       if (received < contentRange.total) return { complete: false, received };
     } else if (contentRange?.kind === 'chunk') {

@@ -2,6 +2,7 @@ import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
+import { retryThroughOutage } from '../../errors/retry-through-outage';
 import { getLogger } from '../../log';
 import { objectKeyOf, sourceFilePath } from '../../storage/asset-files';
 import { receivedByteCount, uploadDirectory } from '../../storage/upload-files';
@@ -18,12 +19,23 @@ import { partsToAppend, parsePartName, type UploadPart } from './upload-parts';
 
 const partsPrefix = (uploadId: string): string => `uploads/${uploadId}/parts/`;
 
-/** Appends to `file` what other nodes received of the upload beyond it; returns the bytes now held. */
-export const catchUpFromSharedParts = async (uploadId: string, file: string): Promise<number> => {
+// The client waits for the chunk's answer meanwhile. UpChunk gives up after 5 tries 1 s apart, so
+// a bucket that answers 503 for longer than that would lose the upload were the 503 passed on at
+// once; held this long, a restart or a throttling burst of the bucket passes inside one request.
+const BUCKET_OUTAGE_WAIT_MS = 20_000;
+
+/**
+ * Appends to `file` what other nodes received of the upload beyond it, when this node's copy holds
+ * fewer than `needed` bytes (a chunk's first byte; the total for a status query); returns the bytes
+ * now held. A copy that already reaches the chunk needs nothing from the bucket, so a chunk that
+ * reaches the node that took the previous one does not wait for a bucket that is down.
+ */
+export const catchUpFromSharedParts = async (uploadId: string, file: string, needed: number): Promise<number> => {
   const held = await receivedByteCount(file);
   const store = sharedStore();
-  if (!store) return held;
-  const parts = (await store.listFolder(partsPrefix(uploadId))).map(parsePartName).filter((part): part is UploadPart => part !== null);
+  if (!store || held >= needed) return held;
+  const listed = await retryThroughOutage(() => store.listFolder(partsPrefix(uploadId)), { windowMs: BUCKET_OUTAGE_WAIT_MS, only: ['storage'] });
+  const parts = listed.map(parsePartName).filter((part): part is UploadPart => part !== null);
   const pieces = partsToAppend(parts, held);
   if (pieces.length === 0) return held;
   await mkdir(path.dirname(file), { recursive: true });
@@ -47,7 +59,10 @@ export const catchUpFromSharedParts = async (uploadId: string, file: string): Pr
 export const shareAppendedPart = async (uploadId: string, file: string, first: number, last: number): Promise<void> => {
   const store = sharedStore();
   if (!store || last < first) return;
-  await store.put(`${partsPrefix(uploadId)}${first}-${last}`, { file, range: { start: first, end: last } });
+  await retryThroughOutage(() => store.put(`${partsPrefix(uploadId)}${first}-${last}`, { file, range: { start: first, end: last } }), {
+    windowMs: BUCKET_OUTAGE_WAIT_MS,
+    only: ['storage'],
+  });
 };
 
 export const dropLocalUploadCopy = (uploadId: string): Promise<void> =>

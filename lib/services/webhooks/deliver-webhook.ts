@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WEBHOOK_SIGNATURE_HEADER, webhookSignatureHeader } from '../../auth/webhook-signature';
 import { getDb } from '../../db/client';
+import { retryThroughOutage } from '../../errors/retry-through-outage';
 import { buildWebhookEnvelope, serializeWebhookAttempt } from '../../schemas/webhook-envelope';
 import { postWebhook } from './post-webhook';
 import { releaseWebhookDelivery } from './webhook-delivery-queue';
@@ -8,6 +9,9 @@ import { webhookEndpointNumber } from './webhook-endpoint-number';
 import { maxWebhookAttempts, nextWebhookAttemptAt } from './webhook-retry-schedule';
 
 export const WEBHOOK_USER_AGENT = 'Keyframe-Webhooks/0.1';
+
+// Well inside the delivery's lease (the attempt timeout + 60 s, webhook-dispatcher.ts).
+const RECORD_RETRY_WINDOW_MS = 45_000;
 
 export type WebhookDeliveryOutcome =
   | { outcome: 'delivered'; status: number }
@@ -76,7 +80,9 @@ export const deliverWebhook = async ({
     : nextWebhookAttemptAt({ eventCreatedAt: event.createdAt, failedAttempts, baseMs: retryBaseMs, now: new Date() });
   const reason = result.kind === 'response' ? `HTTP ${result.status}` : result.error;
 
-  const recorded = await db.$transaction(async (tx) => {
+  // The receiver has answered: recording that must outlast a database restart, or the lease runs
+  // out and the delivery is sent again (a duplicate where it had been delivered).
+  const recorded = await retryThroughOutage(() => db.$transaction(async (tx) => {
     const updated = await tx.webhookDelivery.updateMany({
       where: { id: deliveryId, status: 'sending' },
       data: {
@@ -106,7 +112,7 @@ export const deliverWebhook = async ({
       },
     });
     return true;
-  });
+  }), { windowMs: RECORD_RETRY_WINDOW_MS, only: ['database'] });
 
   if (!recorded) return { outcome: 'gone' };
   if (succeeded && result.kind === 'response') return { outcome: 'delivered', status: result.status };
