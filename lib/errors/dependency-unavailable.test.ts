@@ -11,7 +11,7 @@ import { createDb } from '../db/client';
 import { isTestPostgresReachable, TEST_POSTGRES_ADMIN_URL } from '../db/test-databases';
 import { createS3Store } from '../storage/s3-store';
 import { ApiError } from './api-error';
-import { unavailableApiError, unavailableDependencyOf } from './dependency-unavailable';
+import { DependencyTimeoutError, unavailableApiError, unavailableDependencyOf } from './dependency-unavailable';
 
 // Every error here is produced by the real client library against a real (or really absent) server.
 
@@ -161,6 +161,12 @@ describe('unavailableDependencyOf', () => {
     const error = await caught(() => db.asset.findMany({ take: 1 })); // no tables: not migrated
     expect(unavailableDependencyOf(error), String(error)).toBeNull();
     await db.$disconnect();
+  });
+
+  test('a dependency that did not answer in time is unavailable, also when wrapped', () => {
+    const late = new DependencyTimeoutError('storage', 'the bucket did not answer within 10000 ms');
+    expect(unavailableDependencyOf(late)).toBe('storage');
+    expect(unavailableDependencyOf(new Error('reading the text track failed', { cause: late }))).toBe('storage');
   });
 
   test('looks through wrapped causes', () => {

@@ -7,7 +7,7 @@ import { nodeRuntime } from '../../runtime/node-runtime';
 import { imageFilePath, isStoredFile } from '../../storage/asset-files';
 import { SingleFlight } from '../../utils/single-flight';
 import { publishFile } from '../../storage/atomic-file';
-import { isStoredHereOrShared, shareInBackground } from '../storage/shared-storage';
+import { isStoredHereOrInReachableBucket, shareInBackground } from '../storage/shared-storage';
 
 // Images are generated on the first request and then served from the asset's folder. Concurrent
 // requests for one image share one generation; the file is published atomically (temp + rename),
@@ -44,7 +44,7 @@ export const ensureImageFile = async ({
   const target = imageFilePath(getEnv().dataDir, assetId, fileName);
   if (await isStoredFile(target)) return target;
   return generations().run(target, async () => {
-    if (await isStoredHereOrShared(target)) return target;
+    if (await isStoredHereOrInReachableBucket(target)) return target;
     const startedAt = performance.now();
     await withAssetCancellation(assetId, undefined, async (signal) => {
       const data = await generate(signal).catch((error: unknown) => {

@@ -18,7 +18,7 @@ import {
 } from '../../storage/asset-files';
 import type { ScheduledWork, WorkAttempt } from '../../utils/deadline-scheduler';
 import { sourceInput } from '../inputs/source-input';
-import { isMarkerStored, isStoredHereOrShared, shareFile, sharedStore } from '../storage/shared-storage';
+import { isMarkerStored, isStoredHereOrInReachableBucket, isStoredHereOrShared, shareFile, sharedStore } from '../storage/shared-storage';
 import { forgetAudioSegmentsWanted, noteAudioSegmentWanted, paceAudioEncode, type AudioPacer } from './audio-pacing';
 import { expectedEncodeMs, recordEncodeCost } from './encode-costs';
 import { playbackState } from './playback-state';
@@ -280,10 +280,10 @@ export const waitForAudioFile = async ({
       ? initSegmentPath(env.dataDir, assetId, rendition.name)
       : mediaSegmentPath(env.dataDir, assetId, rendition.name, index);
   if (index !== null) noteAudioSegmentWanted(audioEncodeKey(assetId, rendition.name), index);
-  if (await isStoredHereOrShared(target)) return target;
+  if (await isStoredHereOrInReachableBucket(target)) return target;
   const askedAt = Date.now();
   const encode = await ensureAudioEncoding({ assetId, rendition, deadline: deadline ?? askedAt });
-  if (!encode) return (await isStoredHereOrShared(target)) ? target : null;
+  if (!encode) return (await isStoredHereOrInReachableBucket(target)) ? target : null;
   encode.progress.emit('wanted');
   await new Promise<void>((resolve) => {
     const finish = () => {

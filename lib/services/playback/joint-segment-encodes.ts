@@ -2,7 +2,7 @@ import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { mediaSegmentPath } from '../../storage/asset-files';
 import type { JoinedWork, WorkAttempt } from '../../utils/deadline-scheduler';
-import { isStoredHereOrShared } from '../storage/shared-storage';
+import { isStoredHereOrInReachableBucket } from '../storage/shared-storage';
 import { expectedEncodeMs, FIXED_SHARE } from './encode-costs';
 import type { SegmentRequest } from './playback-plan';
 import { encodeKey, inFlightEncodes, segmentProduction, segmentProductionKey, type InFlightEncode } from './runtime';
@@ -50,7 +50,7 @@ const claimProduction = (key: string, target: string): Promise<((error?: unknown
     stored.catch(() => undefined);
     segmentProduction()
       .tryRun(segmentProductionKey(key), {
-        isAvailable: () => isStoredHereOrShared(target),
+        isAvailable: () => isStoredHereOrInReachableBucket(target),
         produce: () => {
           resolve(produced);
           return stored;

@@ -8,7 +8,7 @@ import { initSegmentPath, isStoredFile, mediaSegmentPath } from '../../storage/a
 import type { WorkAttempt, WorkClass } from '../../utils/deadline-scheduler';
 import { sourceInput } from '../inputs/source-input';
 import { publicUrlInBucket, redirectsToBucket } from '../storage/bucket-redirects';
-import { fetchFromBucket, isStoredHereOrShared, sharedStore } from '../storage/shared-storage';
+import { fetchFromBucket, isStoredHereOrInReachableBucket, sharedStore } from '../storage/shared-storage';
 import { expectedEncodeMs } from './encode-costs';
 import { encodeWithRiders } from './joint-segment-encodes';
 import { overlayImages } from './overlay-images';
@@ -46,7 +46,7 @@ const encodeVideoSegment = async (flight: InFlightEncode, attempt: WorkAttempt):
   const target = mediaSegmentPath(getEnv().dataDir, assetId, rung.name, index);
   flight.subject.encodedHere = false;
   await segmentProduction().run(segmentProductionKey(encodeKey(assetId, rung.name, index)), {
-    isAvailable: () => isStoredHereOrShared(target),
+    isAvailable: () => isStoredHereOrInReachableBucket(target),
     produce: () => {
       flight.subject.encodedHere = true;
       return encodeWithRiders(flight, attempt, target, () => encodeAndStoreVideoSegment(flight.request, attempt, target));
@@ -173,7 +173,7 @@ export const ensureVideoSegment = async (request: EncodeRequest): Promise<string
     const existing = inFlightEncodes().get(key);
     // Another node encoding it is waited for here, not in an encoder slot this node's viewers need
     // (a lock taken between this look and the slot is still waited for inside it).
-    if (!existing && (await segmentProduction().waitForOtherNode(segmentProductionKey(key), { isAvailable: () => isStoredHereOrShared(target), signal: viewer }))) {
+    if (!existing && (await segmentProduction().waitForOtherNode(segmentProductionKey(key), { isAvailable: () => isStoredHereOrInReachableBucket(target), signal: viewer }))) {
       if (viewer?.aborted) throw new Error(`the viewer of ${key} went away`);
       continue;
     }
@@ -235,7 +235,7 @@ const encodeInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, '
 // already being encoded, gets the init that encode writes.
 export const ensureInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
-  if (await isStoredHereOrShared(initPath)) return initPath;
+  if (await isStoredHereOrInReachableBucket(initPath)) return initPath;
   const segmentZero = inFlightEncodes().get(encodeKey(assetId, rung.name, 0));
   if (segmentZero?.work.state() === 'running') {
     await segmentZero.work.done.catch(() => undefined);

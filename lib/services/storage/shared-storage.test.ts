@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -203,6 +204,30 @@ describe('S3 storage across nodes', () => {
       expect(existsSync(segment)).toBe(false);
     } finally {
       unreachable.close();
+    }
+  });
+
+  it('does not wait out a bucket that hangs for a file it can produce: a miss after 4 s, then misses without asking for a while', async (context: TestContext) => {
+    if (!node) return context.skip('Swift is not available here');
+    // Accepts connections and never answers, as a stalled S3 endpoint does.
+    const held = new Set<net.Socket>();
+    const stalled = net.createServer((socket) => held.add(socket));
+    await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+    const hanging = createS3Store({ ...s3OptionsOf(node.swift), endpoint: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}` });
+    try {
+      const first = Date.now();
+      expect(await fetchFromBucket(hanging, mediaSegmentPath(getEnv().dataDir, 'hanging', '540p', 0))).toBe(false);
+      expect(Date.now() - first).toBeGreaterThanOrEqual(3_900);
+      expect(Date.now() - first).toBeLessThan(6_000);
+      const connections = held.size;
+      const second = Date.now();
+      expect(await fetchFromBucket(hanging, mediaSegmentPath(getEnv().dataDir, 'hanging', '540p', 1))).toBe(false);
+      expect(Date.now() - second, 'the hung bucket is not asked again at once').toBeLessThan(500);
+      expect(held.size).toBe(connections);
+    } finally {
+      hanging.close();
+      for (const socket of held) socket.destroy();
+      stalled.close();
     }
   });
 });

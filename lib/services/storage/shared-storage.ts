@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
+import { DependencyTimeoutError } from '../../errors/dependency-unavailable';
 import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { lazyParts } from '../../runtime/lazy-parts';
@@ -32,6 +33,8 @@ type SharedStorage = {
   knownInBucket: LRUCache<string, true>;
   /** Completion markers the bucket did not have a moment ago (see isMarkerStored). */
   markerMisses: LRUCache<string, true>;
+  /** Buckets that just failed or hung on a read fetchFromBucket could do without: skipped until then (epoch ms). */
+  skipBucketUntil: WeakMap<S3ObjectStore, number>;
 };
 
 declare module '../../runtime/node-runtime' {
@@ -44,6 +47,30 @@ declare module '../../runtime/node-runtime' {
 // the bucket is believed for this long before the bucket is asked again.
 const MARKER_MISS_TTL_MS = 5_000;
 
+// A stalled endpoint holds a request for the SDK's idle timeout (20 s) on each of three attempts.
+// A read the node can do without (it can encode the segment, render the image) waits this long,
+// then counts as a miss, and for the next SKIP_FAILING_BUCKET_MS such reads do not ask a bucket
+// that just failed or hung: a viewer is served by an encode instead of waiting out the outage.
+// The late download is not abandoned; it lands on disk (or fails) behind the answer.
+const OPTIONAL_READ_DEADLINE_MS = 4_000;
+const SKIP_FAILING_BUCKET_MS = 10_000;
+// A read the node cannot do without (a text track, a static rendition) gives up after this long
+// with a storage outage (a request gets 503 + Retry-After), not after the SDK's three 20 s attempts.
+const REQUIRED_READ_DEADLINE_MS = 10_000;
+
+/** `work`'s outcome, or 'late' once `ms` have passed (work goes on; its failure is the caller's to catch). */
+const orLate = async <T>(work: Promise<T>, ms: number): Promise<T | 'late'> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
 // Each piece is made on first use: the object store when a file is first stored or looked for.
 export const createSharedStorage = (): SharedStorage =>
   lazyParts<SharedStorage>({
@@ -53,6 +80,7 @@ export const createSharedStorage = (): SharedStorage =>
     deletedAssets: () => new LRUCache<string, true>({ max: 100_000, ttl: 60 * 60_000 }),
     knownInBucket: () => new LRUCache<string, true>({ max: 200_000 }),
     markerMisses: () => new LRUCache<string, true>({ max: 50_000, ttl: MARKER_MISS_TTL_MS }),
+    skipBucketUntil: () => new WeakMap<S3ObjectStore, number>(),
   });
 
 const state = (): SharedStorage => nodeRuntime().sharedStorage;
@@ -118,17 +146,46 @@ export const copyFromBucket = (store: S3ObjectStore, filePath: string): Promise<
 
 /**
  * copyFromBucket for files this node can produce itself (segments, images, markers): a bucket
- * that cannot be read right now counts as not having the file (logged), so playback goes on by
- * encoding instead of failing.
+ * that cannot be read right now, or does not answer within OPTIONAL_READ_DEADLINE_MS, counts as
+ * not having the file (logged), so playback goes on by encoding instead of failing or waiting.
  */
-export const fetchFromBucket = (store: S3ObjectStore, filePath: string): Promise<boolean> =>
-  copyFromBucket(store, filePath).catch((error: unknown) => {
-    getLogger().warn({ err: error, filePath }, 'reading from the bucket failed; producing the file here');
+export const fetchFromBucket = async (store: S3ObjectStore, filePath: string): Promise<boolean> => {
+  const skipped = state().skipBucketUntil;
+  if (Date.now() < (skipped.get(store) ?? 0)) return false;
+  const skipForAWhile = (error: unknown, what: string) => {
+    if (Date.now() >= (skipped.get(store) ?? 0)) {
+      getLogger().warn({ err: error, filePath, skipForMs: SKIP_FAILING_BUCKET_MS }, `${what}; producing files here without asking it for a while`);
+    }
+    skipped.set(store, Date.now() + SKIP_FAILING_BUCKET_MS);
     return false;
-  });
+  };
+  const outcome = await orLate(
+    copyFromBucket(store, filePath).catch((error: unknown) => skipForAWhile(error, 'reading from the bucket failed')),
+    OPTIONAL_READ_DEADLINE_MS,
+  );
+  return outcome === 'late' ? skipForAWhile(null, `the bucket did not answer within ${OPTIONAL_READ_DEADLINE_MS} ms`) : outcome;
+};
 
-/** Whether the file is on this node's disk or, with S3, in the bucket (then copied here first). */
+/**
+ * Whether the file is on this node's disk or, with S3, in the bucket (then copied here first). A
+ * bucket that fails, or does not answer within REQUIRED_READ_DEADLINE_MS, throws a storage outage.
+ */
 export const isStoredHereOrShared = async (filePath: string): Promise<boolean> => {
+  if (await isStoredFile(filePath)) return true;
+  const store = sharedStore();
+  if (store === null) return false;
+  const copy = copyFromBucket(store, filePath);
+  const outcome = await orLate(copy, REQUIRED_READ_DEADLINE_MS);
+  if (outcome !== 'late') return outcome;
+  copy.catch((error: unknown) => getLogger().warn({ err: error, filePath }, 'a late read from the bucket failed'));
+  throw new DependencyTimeoutError('storage', `the bucket did not answer within ${REQUIRED_READ_DEADLINE_MS} ms`);
+};
+
+/**
+ * isStoredHereOrShared for files this node can produce itself (segments, images, audio): a bucket
+ * it cannot read right now counts as not having the file (see fetchFromBucket).
+ */
+export const isStoredHereOrInReachableBucket = async (filePath: string): Promise<boolean> => {
   if (await isStoredFile(filePath)) return true;
   const store = sharedStore();
   return store !== null && fetchFromBucket(store, filePath);
