@@ -6,7 +6,9 @@ import type { BroadcastRecord, PublishSession } from './workload-record';
 
 // One live stream published for the whole run, as an encoder with automatic reconnection (OBS)
 // would: ffmpeg sends a real-time test pattern over RTMP to one app node; when the connection ends
-// (the node was killed, or stopped answering for 10 s) it connects to the next node 1 s later. At
+// (the node was killed, or did not answer a connect for 10 s) it connects to the next node 1 s
+// later. A node frozen mid-publish is not left: loopback socket buffers hold a minute of this
+// stream (measured: ffmpeg still writing 56 s into a peer's SIGSTOP), read when it resumes. At
 // the end the stream is completed as Mux's API does it, and its recording must hold what was sent.
 
 const RECONNECT_DELAY_MS = 1_000;
@@ -90,7 +92,11 @@ export const startBroadcast = async ({
       const exitCode = await publisher.exited;
       lastEndedAt = Date.now();
       const endedBy = stopping.signal.aborted ? 'stop' : 'exit';
-      sessions.push({ rtmpUrl, startedAt, endedAt: lastEndedAt, exitCode, endedBy, stderrTail: publisher.stderr().slice(-500) });
+      const stderrTail = publisher.stderr().slice(-500);
+      // A node that did not answer (frozen while it was being connected to) took nothing during the
+      // I/O timeout ffmpeg waited out.
+      const stalledSeconds = endedBy === 'exit' && /timed out/i.test(stderrTail) ? RTMP_IO_TIMEOUT_US / 1e6 : 0;
+      sessions.push({ rtmpUrl, startedAt, endedAt: lastEndedAt, exitCode, endedBy, stderrTail, stalledSeconds });
       if (endedBy === 'exit') {
         log(`broadcast: ffmpeg to ${rtmpUrl} ended (code ${exitCode}) after ${Math.round((lastEndedAt - startedAt) / 1000)} s; reconnecting to the next node`);
         await abortableSleep(RECONNECT_DELAY_MS, stopping.signal);
@@ -110,7 +116,7 @@ export const startBroadcast = async ({
       completeStatus = (await http.api('live-stream-complete', 'PUT', `/video/v1/live-streams/${liveStreamId}/complete`)).status;
     }
     const read = await http.api('live-stream-get', 'GET', `/video/v1/live-streams/${liveStreamId}`);
-    const publishedMs = sessions.reduce((sum, session) => sum + (session.endedAt - session.startedAt), 0);
+    const publishedMs = sessions.reduce((sum, session) => sum + (session.endedAt - session.startedAt) - session.stalledSeconds * 1000, 0);
     return {
       liveStreamId,
       sessions,

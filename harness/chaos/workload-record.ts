@@ -106,12 +106,17 @@ export type PublishSession = {
   /** `exit`: ffmpeg ended by itself (the node went away or refused); `stop`: the workload ended it. */
   endedBy: 'exit' | 'stop';
   stderrTail: string;
+  /**
+   * The end of the session during which the node took nothing: ffmpeg's I/O timeout when it gave
+   * up on a node that did not answer (frozen), else 0. Not counted as published.
+   */
+  stalledSeconds: number;
 };
 
 export type BroadcastRecord = {
   liveStreamId: string;
   sessions: PublishSession[];
-  /** Sum of the sessions' wall-clock lengths. */
+  /** Sum of the sessions' wall-clock lengths, less the ends during which a node took nothing. */
   publishedSeconds: number;
   /** Between one session's end and the next one's start. */
   gaps: Array<{ startedAt: number; seconds: number }>;

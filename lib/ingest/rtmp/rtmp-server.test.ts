@@ -353,6 +353,23 @@ describe('startRtmpServer', () => {
     expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(1_500);
   }, 20_000);
 
+  it('keeps a publisher whose media waited in the socket while this process was paused', async () => {
+    const key = newKey();
+    const { recorder, url } = await startServer(acceptOnly(key), { mediaInactivityTimeoutMs: 2_000 });
+    publish(url(`/app/${key}`));
+    const publisher = await waitFor(() => recorder.published[0], 10_000, 'onPublish');
+    await publisher.media;
+    let endReason: string | undefined;
+    void publisher.ended.then(({ reason }) => (endReason = reason));
+    // The event loop blocked for twice the inactivity timeout, as a SIGSTOPped node is: the encoder
+    // keeps sending into the socket buffers, and the timers fire before that media is read.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4_000);
+    const resumedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(endReason, 'the publish is still on').toBeUndefined();
+    expect(publisher.lastMediaAt()).toBeGreaterThanOrEqual(resumedAt);
+  }, 30_000);
+
   it('disconnects a reader that falls too far behind and keeps the publish going', async () => {
     const firstLogLine = logLines.length;
     const key = newKey();

@@ -47,6 +47,8 @@ const AUTHORIZE_TIMEOUT_MS = 10_000;
 // NMS pings keep its own idle timeout from ever firing on a connected client.
 const IDLE_CONNECTION_TIMEOUT_MS = 30_000;
 const CLOSE_WAIT_MS = 1_500;
+// A sweep this much later than due means the process itself did not run meanwhile.
+const PAUSE_NOTICED_MS = 1_000;
 
 const REFUSED_KEY = 'NetStream.Publish.Unauthorized';
 const BAD_NAME = 'NetStream.Publish.BadName';
@@ -183,9 +185,16 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
     }, IDLE_CONNECTION_TIMEOUT_MS).unref();
   });
 
+  const sweepEveryMs = Math.max(100, Math.min(1_000, inactivityMs / 4));
+  let lastSweepAt = Date.now();
   const sweep = setInterval(
     () => {
       const now = Date.now();
+      const sinceLastSweep = now - lastSweepAt;
+      lastSweepAt = now;
+      // This process was paused (SIGSTOP, a frozen VM) or starved: a publisher's media may be
+      // waiting unread in the socket, and timers run before I/O is read. Look again next round.
+      if (sinceLastSweep > sweepEveryMs + PAUSE_NOTICED_MS) return;
       for (const publisher of publishersByKey.values()) {
         const silentMs = now - publisher.lastMediaAt();
         if (silentMs > inactivityMs) {
@@ -195,7 +204,7 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
         }
       }
     },
-    Math.max(100, Math.min(1_000, inactivityMs / 4)),
+    sweepEveryMs,
   );
   sweep.unref();
 
