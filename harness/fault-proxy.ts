@@ -3,9 +3,10 @@ import net from 'node:net';
 // A TCP proxy in front of a dependency (object storage, here) whose behaviour a test switches at
 // run time: `pass` forwards both ways; `stall` accepts and forwards nothing either way (a hung
 // endpoint; connections made then stay hung); `unavailable` answers every new connection with an
-// HTTP 503 and an S3 error body and resets the open ones (throttling, an outage).
+// HTTP 503 and an S3 error body and resets the open ones (throttling, an outage); `reset` resets
+// every connection once its request arrives (an endpoint restarting: ECONNRESET to the client).
 
-export type FaultMode = 'pass' | 'stall' | 'unavailable';
+export type FaultMode = 'pass' | 'stall' | 'unavailable' | 'reset';
 
 export type FaultProxy = {
   url: string;
@@ -28,6 +29,10 @@ export const startFaultProxy = async ({ target }: { target: URL }): Promise<Faul
     client.on('close', () => open.delete(client));
     client.on('error', () => undefined);
     if (mode === 'stall') return;
+    if (mode === 'reset') {
+      client.once('data', () => client.resetAndDestroy());
+      return;
+    }
     if (mode === 'unavailable') {
       // After the request arrives, as a server would answer it.
       client.once('data', () => client.end(unavailableResponse()));

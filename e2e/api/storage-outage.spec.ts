@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { startFaultProxy, type FaultProxy } from '../../harness/fault-proxy';
 import { Api } from '../support/api';
 import { clusterS3, isCluster } from '../support/cluster-services';
 import { httpGet, parseMediaPlaylist } from '../support/hls';
 import type { KeyframeServer } from '../support/keyframe-server';
 import { loadMultivariant, multivariantUrl } from '../support/playback';
+import { CHUNK_GRANULE_BYTES, createUpload, putChunk, waitForUploadStatus } from '../support/uploads';
 import { disposeKeyframe, expect, startKeyframe, test } from '../support/test';
 
 // The cluster's bucket answering 503, then hanging, then back (a switchable proxy in front of
@@ -70,4 +72,29 @@ test('an asset created while the bucket answers 503 becomes ready once it is bac
   const playlist = parseMediaPlaylist((await httpGet(variant.url)).text, variant.url);
   expect((await httpGet(playlist.segments[0]!.url)).status).toBe(200);
   await expect.poll(async () => (await health()).status, { timeout: 45_000, intervals: [1_000] }).toBe(200);
+});
+
+test('an upload chunk whose bucket connection is reset gets a 503 UpChunk retries, not a 400 that ends the upload', async ({ fixtures }) => {
+  test.setTimeout(180_000);
+  proxy ??= await startFaultProxy({ target: new URL(clusterS3().endpoint) });
+  server ??= await startKeyframe({ label: 'storage-outage', env: { S3_ENDPOINT: proxy.url } });
+  const api = new Api(server.baseUrl, await server.createToken());
+  const file = readFileSync(fixtures.path('video720p'));
+  const upload = await createUpload(api, { new_asset_settings: { playback_policies: ['public'] } });
+  const firstEnd = CHUNK_GRANULE_BYTES * 2;
+
+  // The node keeps the chunk's bytes and stores them in the bucket before answering; the bucket
+  // resetting its connections (an endpoint restarting) is an outage, as ECONNRESET of a client is not.
+  proxy.setMode('reset');
+  const refused = await putChunk(upload.url, file, 0, firstEnd);
+  expect(refused.status, refused.describe).toBe(503);
+  expect(refused.headers.get('retry-after')).toBe('5');
+
+  proxy.setMode('pass');
+  const first = await putChunk(upload.url, file, 0, firstEnd);
+  expect(first.status, first.describe).toBe(308);
+  const last = await putChunk(upload.url, file, firstEnd, file.length);
+  expect(last.status, last.describe).toBe(200);
+  const done = await waitForUploadStatus(api, upload.id, ['asset_created'], 60_000);
+  expect(done.asset_id).toBeTruthy();
 });

@@ -68,12 +68,18 @@ const readContentLength = (request: Request): number | undefined => {
   return Number(header);
 };
 
-// Whether the handler started reading the body and whether it read all of it.
+// Whether the handler started reading the body, whether it read all of it, and the error reading
+// it failed with (the client going away), told apart from errors of what the handler called.
 const trackedBody = (stream: ReadableStream<Uint8Array>) => {
-  const state = { started: false, finished: false };
+  const state: { started: boolean; finished: boolean; readError?: unknown } = { started: false, finished: false };
   const chunks = (async function* () {
     state.started = true;
-    yield* Readable.fromWeb(stream as NodeReadableStream<Uint8Array>);
+    try {
+      yield* Readable.fromWeb(stream as NodeReadableStream<Uint8Array>);
+    } catch (error) {
+      state.readError = error;
+      throw error;
+    }
     state.finished = true;
   })();
   return { chunks, state };
@@ -99,7 +105,9 @@ export const uploadBytes = async (request: Request, context: RouteContext): Prom
   } catch (error) {
     // The client went away mid-body (closed tab, network loss): what arrived is kept for the
     // retry and there is nobody to answer, so it is not an error of ours to log.
-    if (isClientAbort(error)) return new Response(null, { status: 400, headers: cors });
+    // Only the body's own failure counts: a reset of the bucket's connection (an S3 endpoint
+    // restarting) has the same code, and is an outage the client must hear about as a 503.
+    if (body?.state.readError === error && isClientAbort(error)) return new Response(null, { status: 400, headers: cors });
     // A body abandoned half-way (a 413 far past the limit) would leave the client's next request
     // stuck behind the unread rest, so that connection is closed. A body never touched is
     // discarded by Node itself, and closing then would cut the client off mid-send.
