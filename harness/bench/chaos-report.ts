@@ -119,5 +119,9 @@ export const renderChaos = (outcome: PhaseOutcome<ChaosResult>): string[] => {
     ),
   );
   parts.push(result.violations.length === 0 ? '**Every invariant held.**' : `**Broken:**\n\n${result.violations.map((violation) => `- ${violation}`).join('\n')}`);
+  // Not an invariant (see invariantViolations) but a user's file all the same, so the target counts it.
+  if (uploads.failed.length > 0) {
+    parts.push(`**Uploads given up by the client** (UpChunk's 5 tries 1 s apart): ${uploads.failed.map((upload) => `${upload.uploadId} (${upload.failure})`).join('; ')}`);
+  }
   return parts;
 };

@@ -1,8 +1,8 @@
 import { instanceConfig, NginxProcess } from '../nginx';
 
 // The balancer in front of the chaos cluster's app nodes, configured as docs/scaling-out.md tells
-// operators to: round robin, nothing buffered, and an idempotent request a node cannot answer
-// (refused, timed out, 502/503) tried once on the other. max_fails=0: nginx would count every 503
+// operators to: round robin, nothing buffered but upload chunks, and an idempotent request (GET,
+// HEAD, an upload chunk) a node cannot answer (refused, timed out, 502/503) tried once on the other. max_fails=0: nginx would count every 503
 // as a failed node, and when a dependency all nodes share is down (PostgreSQL restarting) it would
 // mark every node down and answer 502 "no live upstreams" instead of the nodes' 503 + Retry-After.
 // The fault runs measure what clients see through exactly that configuration.
@@ -31,6 +31,13 @@ const balancerConfig = ({ upstreams, listen, accessLog }: { upstreams: string[];
 
         location / {
             proxy_pass http://keyframe;
+        }
+        # A chunk sent again appends nothing twice, so a chunk a node cannot take (503: its disk
+        # full, a dependency down) goes to the other node; nginx can resend only a body it kept.
+        location /upload/ {
+            proxy_pass http://keyframe;
+            proxy_request_buffering on;
+            proxy_next_upstream error timeout http_502 http_503 non_idempotent;
         }
     }
 `;
