@@ -142,6 +142,24 @@ describe('unavailableDependencyOf', () => {
     expect(Date.now() - startedAt).toBeLessThan(10_000);
   });
 
+  test('a HEAD unanswered for its whole deadline is storage, without waiting out the idle timeouts', async () => {
+    const endpoint = await listen(() => undefined);
+    const store = createS3Store({
+      bucket: 'media',
+      endpoint,
+      region: 'us-east-1',
+      accessKeyId: 'key',
+      secretAccessKey: 'secret',
+      forcePathStyle: true,
+      timeouts: { connectMs: 500, idleMs: 60_000, headMs: 1_000 },
+    });
+    const startedAt = Date.now();
+    const error = await caught(() => store.stat('assets/a/source'));
+    expect(error).toBeInstanceOf(DependencyTimeoutError);
+    expect(unavailableDependencyOf(error), String(error)).toBe('storage');
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+  });
+
   test('an S3 endpoint not listening is storage', async () => {
     const store = s3StoreAt(`http://127.0.0.1:${await closedPort()}`);
     const error = await caught(() => store.stat('assets/a/source'));

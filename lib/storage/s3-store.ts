@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { DependencyTimeoutError } from '../errors/dependency-unavailable';
 import { publishStream } from './atomic-file';
 import { assertObjectKey, assertObjectPrefix, isBufferBody, type S3ObjectStore } from './object-store';
 
@@ -21,14 +22,17 @@ export type S3StoreOptions = {
   forcePathStyle: boolean;
   /** Keys per list page and per DeleteObjects request: S3's maximum unless a test wants several pages cheaply. */
   pageSize?: number;
-  /** How long connecting, and a connection without a byte either way, may take (ms); see DEFAULT_TIMEOUTS. */
-  timeouts?: { connectMs: number; idleMs: number };
+  /** How long connecting, a connection without a byte either way, and a whole HEAD may take (ms); see DEFAULT_TIMEOUTS. */
+  timeouts?: { connectMs: number; idleMs: number; headMs?: number };
 };
 
 // Without them a stalled endpoint holds every request (a segment, a health check, an ingest) for
 // ever. Idle, not total: a large part going up keeps its connection busy. A timed-out request is
 // retried by the SDK (3 attempts), then fails as storage being unavailable.
-const DEFAULT_TIMEOUTS = { connectMs: 3_000, idleMs: 20_000 };
+const DEFAULT_TIMEOUTS: NonNullable<S3StoreOptions['timeouts']> = { connectMs: 3_000, idleMs: 20_000 };
+// A HEAD has no body to keep a connection busy: one unanswered this long is an outage, not three
+// idle timeouts (a viewer's encode asks where the source is with one, and would wait a minute).
+const DEFAULT_HEAD_MS = 5_000;
 
 // Parts uploaded at once by a multipart upload, and their size: at most 4 × 16 MiB in memory per
 // large upload. Files up to one part go up in a single PUT.
@@ -156,11 +160,14 @@ export const createS3Store = (options: S3StoreOptions): S3ObjectStore => {
       assertObjectKey(key);
       const { client, sdk } = await connect();
       const { HeadObjectCommand } = sdk;
+      const headMs = timeouts.headMs ?? DEFAULT_HEAD_MS;
+      const deadline = AbortSignal.timeout(headMs);
       try {
-        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: deadline });
         return { size: head.ContentLength ?? 0, lastModified: head.LastModified ?? new Date(0) };
       } catch (error) {
         if (isNotFound(error)) return null;
+        if (deadline.aborted) throw new DependencyTimeoutError('storage', `S3 HEAD ${key} got no answer within ${headMs} ms`);
         throw error;
       }
     },
