@@ -49,7 +49,7 @@ const listen = async (handler: http.RequestListener): Promise<string> => {
   return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
 };
 
-const s3StoreAt = (endpoint: string) =>
+const s3StoreAt = (endpoint: string, timeouts: { connectMs: number; idleMs: number; headMs?: number } = { connectMs: 500, idleMs: 300 }) =>
   createS3Store({
     bucket: 'media',
     endpoint,
@@ -57,7 +57,7 @@ const s3StoreAt = (endpoint: string) =>
     accessKeyId: 'key',
     secretAccessKey: 'secret',
     forcePathStyle: true,
-    timeouts: { connectMs: 500, idleMs: 300 },
+    timeouts,
   });
 
 describe('unavailableDependencyOf', () => {
@@ -144,15 +144,7 @@ describe('unavailableDependencyOf', () => {
 
   test('a HEAD unanswered for its whole deadline is storage, without waiting out the idle timeouts', async () => {
     const endpoint = await listen(() => undefined);
-    const store = createS3Store({
-      bucket: 'media',
-      endpoint,
-      region: 'us-east-1',
-      accessKeyId: 'key',
-      secretAccessKey: 'secret',
-      forcePathStyle: true,
-      timeouts: { connectMs: 500, idleMs: 60_000, headMs: 1_000 },
-    });
+    const store = s3StoreAt(endpoint, { connectMs: 500, idleMs: 60_000, headMs: 1_000 });
     const startedAt = Date.now();
     const error = await caught(() => store.stat('assets/a/source'));
     expect(error).toBeInstanceOf(DependencyTimeoutError);
