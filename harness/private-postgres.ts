@@ -1,12 +1,12 @@
-import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { launchOnFreePort } from './launch-on-free-port';
 import { promisify } from 'node:util';
-import { descendantPids, killTreeSync, onCleanup, ownDirectory, releaseDirectory, spawnTracked } from './processes';
-import { boundedLog, captureUntilExit } from './bounded-log';
+import { descendantPids, killTreeSync, onCleanup, ownDirectory, releaseDirectory } from './processes';
+import { PrivateServer } from './private-server';
 
 // A PostgreSQL server of a test's own, for fault injection: the test may crash it (SIGKILL), stop
 // it and start it again on the same data directory and port, which the machine's shared
@@ -44,7 +44,6 @@ export class PrivatePostgresUnavailableError extends Error {
 const DEBIAN_POSTGRES_ROOT = '/usr/lib/postgresql';
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
-const LOG_LINES = 200;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -126,11 +125,8 @@ const initCluster = async (bin: string, dir: string, user: OsUser | undefined) =
   }
 };
 
-class PrivatePostgresServer implements PrivatePostgres {
+class PrivatePostgresServer extends PrivateServer implements PrivatePostgres {
   readonly adminUrl: string;
-  private child: ChildProcess | undefined;
-  private exited: Promise<void> = Promise.resolve();
-  private readonly output = boundedLog(LOG_LINES);
   private readonly forgetCleanup: () => void;
 
   private constructor(
@@ -138,8 +134,9 @@ class PrivatePostgresServer implements PrivatePostgres {
     private readonly bin: string,
     readonly dir: string,
     private readonly user: OsUser | undefined,
-    private readonly label: string,
+    label: string,
   ) {
+    super(label);
     this.adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
     // Runs before spawnTracked's own exit kill, which would leave the segment behind.
     this.forgetCleanup = onCleanup(() => {
@@ -164,18 +161,6 @@ class PrivatePostgresServer implements PrivatePostgres {
     return path.join(this.dir, 'data');
   }
 
-  get pid() {
-    return this.running ? this.child?.pid : undefined;
-  }
-
-  get running() {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  logs() {
-    return this.output.text();
-  }
-
   async createDatabase(name: string): Promise<string> {
     const client = new pg.Client({ connectionString: this.adminUrl });
     await client.connect();
@@ -188,7 +173,6 @@ class PrivatePostgresServer implements PrivatePostgres {
   }
 
   async start(): Promise<void> {
-    if (this.running) throw new Error(`${this.label} is already running`);
     // Not synchronous_commit=off: a commit would be acknowledged while its WAL is still in shared
     // memory, and kill() loses it (measured: the table created just before a kill was gone). With
     // fsync off, a synchronous commit only costs a write() into the page cache, which a killed
@@ -197,15 +181,12 @@ class PrivatePostgresServer implements PrivatePostgres {
       '-D', this.dataDir, '-p', String(this.port), '-k', path.join(this.dir, 'socket'),
       '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
     ];
-    const child = spawnTracked(path.join(this.bin, 'postgres'), args, {
-      cwd: this.dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      uid: this.user?.uid,
-      gid: this.user?.gid,
+    await this.spawnAndWait(path.join(this.bin, 'postgres'), args, { cwd: this.dir, uid: this.user?.uid, gid: this.user?.gid }, {
+      question: 'SELECT 1',
+      timeoutMs: READY_TIMEOUT_MS,
+      pollMs: 50,
+      answer: () => answersSelectOne(this.adminUrl),
     });
-    this.child = child;
-    this.exited = captureUntilExit(child, this.output);
-    await this.waitUntilReady(child);
   }
 
   async kill(): Promise<void> {
@@ -242,18 +223,6 @@ class PrivatePostgresServer implements PrivatePostgres {
     this.forgetCleanup();
   }
 
-  private async waitUntilReady(child: ChildProcess) {
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    let last = 'no answer yet';
-    while (Date.now() < deadline) {
-      if (this.child !== child || !this.running) throw new Error(`${this.label} exited during startup:\n${this.logs()}`);
-      const answer = await answersSelectOne(this.adminUrl);
-      if (answer === true) return;
-      last = answer;
-      await sleep(50);
-    }
-    throw new Error(`${this.label} did not answer SELECT 1 within ${READY_TIMEOUT_MS} ms (last: ${last}):\n${this.logs()}`);
-  }
 }
 
 /** A fresh PostgreSQL cluster on a free port, started and answering. */

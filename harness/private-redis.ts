@@ -1,11 +1,11 @@
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { launchOnFreePort } from './launch-on-free-port';
-import { ownDirectory, releaseDirectory, spawnTracked } from './processes';
-import { boundedLog, captureUntilExit } from './bounded-log';
+import { ownDirectory, releaseDirectory } from './processes';
+import { PrivateServer } from './private-server';
 
 // A Redis server of a test's own, for fault injection: the test may crash it and start it again on
 // the same port, which the machine's shared Redis at 6379 must never suffer. It comes back empty,
@@ -37,10 +37,7 @@ export class PrivateRedisUnavailableError extends Error {
 }
 
 const READY_TIMEOUT_MS = 10_000;
-const LOG_LINES = 200;
 const SNAPSHOT_FILE = 'dump.rdb';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const findRedisServer = (): string => {
   try {
@@ -69,19 +66,17 @@ const sendCommand = (port: number, command: string, timeoutMs = 5_000): Promise<
     socket.once('close', () => reject(new Error(`connection closed before a reply to ${command}`)));
   });
 
-class PrivateRedisServer implements PrivateRedis {
+class PrivateRedisServer extends PrivateServer implements PrivateRedis {
   readonly url: string;
-  private child: ChildProcess | undefined;
-  private exited: Promise<void> = Promise.resolve();
   private snapshotTaken = false;
-  private readonly output = boundedLog(LOG_LINES);
 
   private constructor(
     readonly port: number,
     private readonly binary: string,
     readonly dir: string,
-    private readonly label: string,
+    label: string,
   ) {
+    super(label);
     this.url = `redis://127.0.0.1:${port}`;
   }
 
@@ -94,18 +89,6 @@ class PrivateRedisServer implements PrivateRedis {
     });
   }
 
-  get pid() {
-    return this.running ? this.child?.pid : undefined;
-  }
-
-  get running() {
-    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  logs() {
-    return this.output.text();
-  }
-
   async start(): Promise<void> {
     if (this.running) throw new Error(`${this.label} is already running`);
     if (!this.snapshotTaken) rmSync(path.join(this.dir, SNAPSHOT_FILE), { force: true });
@@ -115,10 +98,16 @@ class PrivateRedisServer implements PrivateRedis {
       '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', this.dir, '--dbfilename', SNAPSHOT_FILE,
     ];
-    const child = spawnTracked(this.binary, args, { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    this.exited = captureUntilExit(child, this.output);
-    await this.waitUntilReady(child);
+    await this.spawnAndWait(this.binary, args, { cwd: this.dir }, {
+      question: 'PING',
+      timeoutMs: READY_TIMEOUT_MS,
+      pollMs: 20,
+      // Not ready while it loads a snapshot: that answers -LOADING.
+      answer: async () => {
+        const reply = await sendCommand(this.port, 'PING', 1_000).catch((error: Error) => error.message);
+        return reply === '+PONG' || reply;
+      },
+    });
   }
 
   async kill(): Promise<void> {
@@ -144,18 +133,6 @@ class PrivateRedisServer implements PrivateRedis {
     releaseDirectory(this.dir);
   }
 
-  private async waitUntilReady(child: ChildProcess) {
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    let last = 'no answer yet';
-    while (Date.now() < deadline) {
-      if (this.child !== child || !this.running) throw new Error(`${this.label} exited during startup:\n${this.logs()}`);
-      // Not ready while it loads a snapshot: that answers -LOADING.
-      last = await sendCommand(this.port, 'PING', 1_000).catch((error: Error) => error.message);
-      if (last === '+PONG') return;
-      await sleep(20);
-    }
-    throw new Error(`${this.label} did not answer PING within ${READY_TIMEOUT_MS} ms (last: ${last}):\n${this.logs()}`);
-  }
 }
 
 /** A fresh, empty Redis on a free port, started and answering. */
