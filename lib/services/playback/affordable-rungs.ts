@@ -13,6 +13,10 @@ import { isSegmentBeingEncoded, storedVideoSegment } from './video-segments';
 
 const pixels = (rung: Rung) => rung.width * rung.height;
 
+/** The cheapest rung a viewer of this plan can be given: what the asset needs at least (see encode-demand.ts). */
+export const floorRungOf = (plan: PlaybackPlan): string | undefined =>
+  plan.rungs.filter((rung) => !rung.isBackground).reduce<Rung | undefined>((best, rung) => (!best || pixels(rung) < pixels(best) ? rung : best), undefined)?.name;
+
 /**
  * Viewers' work is waiting for an encoder: the machine is over capacity. Only then is anyone
  * steered; a running prefetch or fill alone is not a reason (prefetches of a rung a viewer leaves
@@ -72,10 +76,14 @@ export const shouldSteerToCheaperRung = ({
 
 /**
  * Whether a playing viewer that just moved up to `rung` (from `from`) is better told to stay where
- * it was: the encoders have not promised that rung for this asset, and it does not fit beside what
- * they have promised. A player climbs when its last segments came fast, which on a just-published
- * asset means they came from prefetches; one that then asks for a dearer rung nobody else watches
- * takes the encoders past what they can keep up with, and every admitted viewer pays in stalls.
+ * it was. A player climbs when its last segments came fast, which on a just-published asset means
+ * they came from prefetches; the climb's first segment is cold. It is refused when other viewers'
+ * work competes and that segment would not be encoded before the viewer's buffer runs out (the
+ * climb itself would stall it: at the start of playback, with 2 s buffered, it nearly always
+ * would), or when the encoders have not
+ * promised that rung for this asset and it does not fit beside what they have promised (a climb to
+ * a dearer rung nobody else watches takes the encoders past what they keep up with, and every
+ * admitted viewer pays in stalls).
  */
 export const climbDoesNotFit = ({
   streamId,
@@ -84,6 +92,8 @@ export const climbDoesNotFit = ({
   plan,
   rung,
   from,
+  index,
+  deadline,
   now,
 }: {
   streamId: string;
@@ -92,11 +102,29 @@ export const climbDoesNotFit = ({
   plan: PlaybackPlan;
   rung: Rung;
   from: string;
+  index: number;
+  /** When the viewer's buffer runs out (epoch ms). */
+  deadline: number;
   now: number;
 }): boolean => {
   const previous = plan.rungs.find((candidate) => candidate.name === from);
   if (!previous || pixels(previous) >= pixels(rung)) return false;
   // Before anything is measured there is no evidence to refuse on.
   if (encodeCostPerMediaSecond(rung.name) === null) return false;
+  if (isSegmentBeingEncoded(assetId, rung, index)) return false;
+  const mediaSeconds = plan.video?.segments[index]?.duration ?? 0;
+  // A lone asset's viewer on quiet encoders is left to its player's own adaptation: hls.js never
+  // returns to a rung it was refused on.
+  const contended = overCapacity() || encodeDemand().promisedBesides(assetId, now);
+  if (contended && !finishesInTime(rung, mediaSeconds, deadline)) return true;
   return !encodeDemand().fitsMove(streamId, assetId, rung.name, now, client);
 };
+
+/**
+ * Whether a playing viewer asking for a cold segment of `rung` should move one rung down to give
+ * back what the encoders promised above its asset's floor: new assets' viewers were admitted on
+ * their floors, and together with the rungs watched now the encoders cannot keep up. Never for a
+ * segment already being encoded (joining it costs nothing more).
+ */
+export const exceedsFairShare = ({ assetId, plan, rung, index, now }: { assetId: string; plan: PlaybackPlan; rung: Rung; index: number; now: number }): boolean =>
+  !isSegmentBeingEncoded(assetId, rung, index) && encodeDemand().exceedsFairShare(rung.name, now, floorRungOf(plan));

@@ -101,11 +101,11 @@ describe('EncodeDemand', () => {
     demand.reserve('asset1', '540p', T0, 'client1');
     expect(demand.demand(T0)).toBeCloseTo(0.45);
     // Its player chose another start rung: it is charged for that one alone.
-    expect(demand.admit('a', 'asset1', '270p', T0, 'client1')).toBe(true);
+    expect(demand.admit('a', 'asset1', '270p', T0, { client: 'client1' })).toBe(true);
     expect(demand.demand(T0)).toBeCloseTo(0.1);
     // Another client's reservation of the same asset is not its to release.
     demand.reserve('asset1', '540p', T0, 'client2');
-    demand.admit('a', 'asset1', '270p', T0 + 1, 'client1');
+    demand.admit('a', 'asset1', '270p', T0 + 1, { client: 'client1' });
     expect(demand.demand(T0 + 1)).toBeCloseTo(0.55);
   });
 
@@ -113,7 +113,7 @@ describe('EncodeDemand', () => {
     // One slot (0.75 promised); 720p at 0.5 CPU-s per second.
     const demand = new EncodeDemand({ capacity: () => 1, costOf: (rung) => ({ ...COSTS, '720p': 0.5 })[rung] ?? null });
     demand.reserve('asset1', '540p', T0, 'client1');
-    demand.admit('b', 'asset2', '270p', T0, 'client2');
+    demand.admit('b', 'asset2', '270p', T0, { client: 'client2' });
     // Its segments so far came from the cache (never admitted): only the reservation stands for it.
     expect(demand.fitsMove('a', 'asset1', '720p', T0, 'client1')).toBe(true);
     expect(demand.fitsMove('a', 'asset1', '720p', T0), 'a viewer that cannot be told apart is charged for it').toBe(false);
@@ -127,5 +127,35 @@ describe('EncodeDemand', () => {
     expect(demand.fitsMove('a', 'asset1', '2160p', T0)).toBe(true);
     demand.admit('b', 'asset2', '270p', T0);
     expect(demand.fitsMove('a', 'asset1', '2160p', T0), 'with another viewer promised, it does not').toBe(false);
+  });
+
+  test('a new asset is admitted on its floor while every watched asset fits at its own floor, whatever rungs they play', () => {
+    const demand = make();
+    const floor = { floorRung: '270p' };
+    // Three assets climbed to 540p while the machine was quiet, a fourth plays 270p: 1.45 of the 1.5 promised.
+    for (const asset of ['asset1', 'asset2', 'asset3']) expect(demand.admit(`on-${asset}`, asset, '540p', T0, floor)).toBe(true);
+    expect(demand.admit('on-asset4', 'asset4', '270p', T0, floor)).toBe(true);
+    expect(demand.fits('asset5', '270p', T0), 'beside what they play, not even 270p fits').toBe(false);
+    expect(demand.floorDemand(T0)).toBeCloseTo(0.4);
+    expect(demand.exceedsFairShare('540p', T0, '270p')).toBe(false);
+    // At their floors they would need 0.4: a new asset's viewer is admitted on its floor.
+    expect(demand.admitsAsset('asset5', T0, '270p')).toBe(true);
+    expect(demand.admit('new', 'asset5', '270p', T0, floor)).toBe(true);
+    // Now more is promised than the encoders keep up with: those above their floor are told to move down.
+    expect(demand.demand(T0)).toBeCloseTo(1.55);
+    expect(demand.exceedsFairShare('540p', T0, '270p')).toBe(true);
+    expect(demand.exceedsFairShare('270p', T0, '270p'), 'a floor is never given back').toBe(false);
+    // One moving down is enough.
+    demand.admit('on-asset1', 'asset1', '270p', T0 + 1, floor);
+    expect(demand.exceedsFairShare('540p', T0 + 1, '270p')).toBe(false);
+  });
+
+  test('past the floors of the watched assets a new asset waits, and a viewer of a watched one does not', () => {
+    const demand = make();
+    const floor = { floorRung: '270p' };
+    // 15 assets at 0.1 each fill the 1.5 promised.
+    for (let index = 0; index < 15; index++) expect(demand.admit(`s${index}`, `asset${index}`, '270p', T0, floor)).toBe(true);
+    expect(demand.admit('late', 'asset99', '270p', T0, floor)).toBe(false);
+    expect(demand.admit('friend', 'asset3', '270p', T0, floor), 'shares a rung already kept going').toBe(true);
   });
 });

@@ -8,6 +8,14 @@
 // admitted viewers: in real time, that rung costs its measured seconds of encoding per second of
 // media, once however many viewers share it. A pair stays counted a little longer than the gap
 // between a buffered player's requests; a player served from the cache adds nothing.
+//
+// Admission is by fair share: a new asset's viewers are admitted while every asset being watched
+// could be kept going at its cheapest rung (its floor), not only while the rungs watched now fit.
+// Otherwise the first viewers, who climbed while the machine was quiet, kept everyone after them
+// waiting (capacity bench, 6 fresh assets on 2 cores: two started after 16 and 20 s while the
+// others played 540p and 720p with 5 s of slack). What is promised above the floors is given back
+// when it no longer fits: a playing viewer above its floor is steered one rung down (see
+// affordable-rungs.ts, exceedsFairShare) until the rungs watched fit again.
 
 /**
  * Share of the encoder slots (one core each) that viewers may be promised, in CPU seconds per
@@ -25,8 +33,13 @@ export const DEMAND_HOLD_MS = 12_000;
 // holder left (a rung switch) and nobody reserved stops counting then.
 type Pair = { rung: string; until: number; holders: Set<string>; reservedFor: Set<string> };
 
+/** Who asks, and the cheapest rung of the asset's ladder (what it needs at least). */
+export type DemandContext = { client?: string; floorRung?: string };
+
 export class EncodeDemand {
   private readonly pairs = new Map<string, Pair>();
+  // The cheapest rung of each asset's ladder, as its viewers' requests told it.
+  private readonly floors = new Map<string, string>();
   private readonly admitted = new Map<string, number>();
   // Which pair each admitted stream holds.
   private readonly heldBy = new Map<string, string>();
@@ -66,7 +79,45 @@ export class EncodeDemand {
     if (pair && pair.until > now) return true;
     const cost = this.options.costOf(rung);
     if (cost === null) return !this.promisedAny(now);
-    return this.demand(now) + cost <= this.options.capacity() * ADMISSION_UTILISATION;
+    return this.demand(now) + cost <= this.budget();
+  }
+
+  /**
+   * Whether a new viewer of `assetId` can be promised real time: the asset is already watched (its
+   * floor is counted), or its floor fits beside every watched asset's floor. What a viewer gets
+   * above its floor depends on fits.
+   */
+  admitsAsset(assetId: string, now: number, floorRung: string | undefined): boolean {
+    if (this.watchedAssets(now).has(assetId)) return true;
+    const cost = this.options.costOf(floorRung ?? '');
+    if (cost === null) return !this.promisedAny(now);
+    return this.floorDemand(now) + cost <= this.budget() + 1e-9;
+  }
+
+  /** Whether the encoders keep up with viewers of other assets than this one. */
+  promisedBesides(assetId: string, now: number): boolean {
+    for (const watched of this.watchedAssets(now).keys()) if (watched !== assetId) return true;
+    return false;
+  }
+
+  /** What the watched assets need at least: each one's floor, in CPU seconds per second. */
+  floorDemand(now: number): number {
+    let total = 0;
+    for (const [assetId, rungs] of this.watchedAssets(now)) {
+      const floor = this.floors.get(assetId);
+      const floorCost = floor === undefined ? null : this.options.costOf(floor);
+      total += floorCost ?? Math.min(...[...rungs].map((rung) => this.options.costOf(rung) ?? 0));
+    }
+    return total;
+  }
+
+  /**
+   * Whether a viewer on `rung` should move down: more is promised than the encoders
+   * can keep up with, and this rung is above its asset's floor.
+   */
+  exceedsFairShare(rung: string, now: number, floorRung: string | undefined): boolean {
+    if (floorRung === undefined || rung === floorRung) return false;
+    return this.demand(now) > this.budget() + 1e-9;
   }
 
   /**
@@ -83,7 +134,7 @@ export class EncodeDemand {
     const others = this.demand(now) - this.ownDemand(streamId, assetId, now, client);
     // Nobody else promised anything: as for admission, the encoders owe nobody else.
     if (others <= 1e-9) return true;
-    return others + cost <= this.options.capacity() * ADMISSION_UTILISATION;
+    return others + cost <= this.budget();
   }
 
   /**
@@ -99,17 +150,36 @@ export class EncodeDemand {
 
   /**
    * A viewer's stream asks for a segment of `rung` that must be encoded. Admitted streams stay
-   * admitted (their next rung is counted); a new one is admitted when its rung fits (see fits), which
-   * it always does when nothing is promised at all: the encoders owe nobody else, so making that
+   * admitted (their next rung is counted); a new one is admitted when its rung fits (see fits) or
+   * its asset's floor does (see admitsAsset), which it always does when nothing is promised at all: the encoders owe nobody else, so making that
    * viewer wait (and encode nothing ahead of it) would only leave them idle — a rung measured
    * dearer than the whole machine, on a busy box, would otherwise never get a viewer.
    */
-  admit(streamId: string, assetId: string, rung: string, now: number, client?: string): boolean {
-    if (!this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now)) return false;
+  admit(streamId: string, assetId: string, rung: string, now: number, { client, floorRung }: DemandContext = {}): boolean {
+    if (!this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now) && !this.admitsAsset(assetId, now, floorRung)) return false;
     this.admitted.set(streamId, now);
     this.hold(assetId, rung, now, streamId);
+    if (floorRung) this.floors.set(assetId, floorRung);
     if (client) this.releaseReservation(client, assetId);
     return true;
+  }
+
+  private budget(): number {
+    return this.options.capacity() * ADMISSION_UTILISATION;
+  }
+
+  // The assets with a counted pair, with the rungs counted for each.
+  private watchedAssets(now: number): Map<string, Set<string>> {
+    this.demand(now);
+    const assets = new Map<string, Set<string>>();
+    for (const [key, pair] of this.pairs) {
+      const assetId = key.slice(0, key.length - pair.rung.length - 1);
+      const rungs = assets.get(assetId) ?? new Set<string>();
+      rungs.add(pair.rung);
+      assets.set(assetId, rungs);
+    }
+    for (const assetId of this.floors.keys()) if (!assets.has(assetId)) this.floors.delete(assetId);
+    return assets;
   }
 
   /** Whether any (asset, rung) is counted now, whatever its cost. */

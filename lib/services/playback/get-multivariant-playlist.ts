@@ -3,7 +3,7 @@ import { renderMultivariantPlaylist } from '../../media/hls/playlists';
 import { renditionPlaylistUri } from '../../media/names';
 import { playlistTracks } from './playlist-tracks';
 import { getLogger } from '../../log';
-import { affordableRungs, overCapacity } from './affordable-rungs';
+import { affordableRungs, floorRungOf, overCapacity } from './affordable-rungs';
 import { availableRungs } from './available-rungs';
 import type { PlaybackPlan } from './playback-plan';
 import { playbackState } from './playback-state';
@@ -14,6 +14,7 @@ import { requestedClipRange, withClipRange, type ClipRangeQuery } from './instan
 import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY, encodeDemand } from './runtime';
+import { encodeCostPerMediaSecond } from './encode-costs';
 import { ensureVideoSegment, isSegmentBeingEncoded, storedVideoSegment } from './video-segments';
 
 const PREFERRED_START_SHORT_SIDE = 540;
@@ -34,12 +35,16 @@ export const startFirst = (rungs: Rung[], canStartOn: (rung: Rung) => boolean = 
 };
 
 // A rung whose first segment is stored, or already being encoded (the cost measurement, another
-// viewer's start), costs no new encode to start on.
+// viewer's start), costs no new encode to start on. Otherwise the preferred rung is a new encode,
+// made only when no other asset's viewers need the encoders: in a burst of fresh assets every
+// start is on the cheapest rung (a 540p start costs 1.4 times a 270p one on the camera-like input,
+// and every start's first segments are due at once), and players climb from there as segments
+// come fast.
 const canStartOn = (assetId: string, plan: PlaybackPlan, now: number) => (rung: Rung) =>
   !plan.video ||
   storedVideoSegment(assetId, rung, 0) !== null ||
   isSegmentBeingEncoded(assetId, rung, 0) ||
-  encodeDemand().fits(assetId, rung.name, now);
+  (!encodeDemand().promisedBesides(assetId, now) && encodeDemand().fits(assetId, rung.name, now));
 
 // A player that loads the multivariant playlist asks for the first variant's init segment and
 // segment 0 a few milliseconds later; starting that encode now takes the playlist round trips off
@@ -48,8 +53,12 @@ const canStartOn = (assetId: string, plan: PlaybackPlan, now: number) => (rung: 
 // viewer's own requests will.
 const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | undefined, now: number, client: string | undefined) => {
   if (!rung || !plan.video || storedVideoSegment(assetId, rung, 0)) return;
-  const admitted = encodeDemand().fits(assetId, rung.name, now);
+  const floorRung = floorRungOf(plan);
+  const admitted = encodeDemand().fits(assetId, rung.name, now) || (rung.name === floorRung && encodeDemand().admitsAsset(assetId, now, floorRung));
   if (admitted) encodeDemand().reserve(assetId, rung.name, now, client);
+  // A viewer that will wait for admission must not start on a warmed segment 0 and then wait for
+  // segment 1 (see getRenditionFile); before any cost is measured nobody waits, and warming helps.
+  else if (floorRung !== undefined && encodeCostPerMediaSecond(floorRung) !== null) return;
   ensureVideoSegment({ assetId, plan, rung, index: 0, priority: ENCODE_PRIORITY.onDemand, notAdmitted: !admitted }).catch((error: unknown) =>
     getLogger().warn({ err: error, assetId, rung: rung.name }, 'warming the first segment failed'),
   );

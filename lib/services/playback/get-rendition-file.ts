@@ -1,16 +1,19 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError, notFound } from '../../errors/api-error';
 import { getLogger } from '../../log';
 import { recordSegmentCacheRequest } from '../../metrics/record';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import type { Rung } from '../../media/hls/ladder';
 import { INIT_FILE, parseSegmentFileName } from '../../media/names';
-import { climbDoesNotFit, shouldSteerToCheaperRung } from './affordable-rungs';
+import { climbDoesNotFit, exceedsFairShare, floorRungOf, shouldSteerToCheaperRung } from './affordable-rungs';
 import { waitForAudioFile } from './audio-track';
 import { audioRenditionOf } from './audio-renditions';
 import { mediaSegmentPath } from '../../storage/asset-files';
 import { getEnv } from '../../env';
 import { knownPublicUrl, publicUrlInBucket } from '../storage/bucket-redirects';
 import type { PlaybackPlan } from './playback-plan';
+import type { DemandContext } from './encode-demand';
+import { encodeCostPerMediaSecond } from './encode-costs';
 import { peekPublicPlayback, resolvePlayback, type Cacheability, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY, encodeDemand, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
@@ -150,11 +153,13 @@ export const getRenditionFile = async ({
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
   // segment loads (e2e/playback/steering.spec.ts).
   if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) throw steerToCheaperRung(rung, index);
-  if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, now })) throw steerToCheaperRung(rung, index);
+  if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, index, deadline, now })) throw steerToCheaperRung(rung, index);
+  if (!isNew && exceedsFairShare({ assetId, plan, rung, index, now })) throw steerToCheaperRung(rung, index);
   servingSwitch(stream, switchedFrom);
-  const admitted = encodeDemand().admit(stream.id, assetId, rung.name, now, client);
+  const demandContext = { client, floorRung: floorRungOf(plan) };
   const signal = viewer?.();
   try {
+    const admitted = encodeDemand().admit(stream.id, assetId, rung.name, now, demandContext) || (await waitForAdmission(stream.id, assetId, rung.name, demandContext, signal));
     const found = await ensureVideoSegment({
       assetId,
       plan,
@@ -178,6 +183,25 @@ export const getRenditionFile = async ({
       'retry-after': '1',
     });
   }
+};
+
+// A viewer the encoders cannot promise real time waits for that promise before its segment is
+// encoded: a player that starts plays on whatever arrives, and stalls whenever the encoders fall
+// behind it (capacity bench, 8 fresh assets on 2 cores: viewers served from spare slots before
+// they were admitted stalled up to half their watch time). A longer start is the better wait. Only
+// on measured costs (before the first encode there is no evidence to make anyone wait on), and
+// for so long: then it is served as before, when an encoder is free.
+const ADMISSION_WAIT_MS = 30_000;
+const ADMISSION_POLL_MS = 250;
+
+const waitForAdmission = async (streamId: string, assetId: string, rung: string, context: DemandContext, signal: AbortSignal | undefined): Promise<boolean> => {
+  if (context.floorRung === undefined || encodeCostPerMediaSecond(context.floorRung) === null) return false;
+  const giveUpAt = Date.now() + ADMISSION_WAIT_MS;
+  while (Date.now() < giveUpAt) {
+    await delay(ADMISSION_POLL_MS, undefined, { signal });
+    if (encodeDemand().admit(streamId, assetId, rung, Date.now(), context)) return true;
+  }
+  return false;
 };
 
 // Players take a 4xx on a segment as "this variant is failing" and fetch the same segment from
