@@ -158,4 +158,12 @@ describe('EncodeDemand', () => {
     expect(demand.admit('late', 'asset99', '270p', T0, floor)).toBe(false);
     expect(demand.admit('friend', 'asset3', '270p', T0, floor), 'shares a rung already kept going').toBe(true);
   });
+
+  test('a viewer already playing (served from the cache so far) is admitted whatever is promised', () => {
+    const demand = make();
+    for (let index = 0; index < 15; index++) demand.admit(`s${index}`, `asset${index}`, '270p', T0, { floorRung: '270p' });
+    expect(demand.admit('cached-start', 'asset99', '270p', T0, { floorRung: '270p' })).toBe(false);
+    expect(demand.admit('cached-start', 'asset99', '270p', T0, { floorRung: '270p', playing: true })).toBe(true);
+    expect(demand.exceedsFairShare('540p', T0, '270p'), 'those above their floors make room').toBe(true);
+  });
 });

@@ -33,8 +33,12 @@ export const DEMAND_HOLD_MS = 12_000;
 // holder left (a rung switch) and nobody reserved stops counting then.
 type Pair = { rung: string; until: number; holders: Set<string>; reservedFor: Set<string> };
 
-/** Who asks, and the cheapest rung of the asset's ladder (what it needs at least). */
-export type DemandContext = { client?: string; floorRung?: string };
+/**
+ * Who asks, the cheapest rung of the asset's ladder (what it needs at least), and whether its
+ * player is already playing (it got earlier segments, from the cache or a prefetch): refusing that
+ * one would make it stall, so it is always admitted, and those above their floors make room.
+ */
+export type DemandContext = { client?: string; floorRung?: string; playing?: boolean };
 
 export class EncodeDemand {
   private readonly pairs = new Map<string, Pair>();
@@ -155,8 +159,8 @@ export class EncodeDemand {
    * viewer wait (and encode nothing ahead of it) would only leave them idle — a rung measured
    * dearer than the whole machine, on a busy box, would otherwise never get a viewer.
    */
-  admit(streamId: string, assetId: string, rung: string, now: number, { client, floorRung }: DemandContext = {}): boolean {
-    if (!this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now) && !this.admitsAsset(assetId, now, floorRung)) return false;
+  admit(streamId: string, assetId: string, rung: string, now: number, { client, floorRung, playing = false }: DemandContext = {}): boolean {
+    if (!playing && !this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now) && !this.admitsAsset(assetId, now, floorRung)) return false;
     this.admitted.set(streamId, now);
     this.hold(assetId, rung, now, streamId);
     if (floorRung) this.floors.set(assetId, floorRung);

@@ -14,7 +14,6 @@ import { requestedClipRange, withClipRange, type ClipRangeQuery } from './instan
 import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY, encodeDemand } from './runtime';
-import { encodeCostPerMediaSecond } from './encode-costs';
 import { ensureVideoSegment, isSegmentBeingEncoded, storedVideoSegment } from './video-segments';
 
 const PREFERRED_START_SHORT_SIDE = 540;
@@ -49,17 +48,15 @@ const canStartOn = (assetId: string, plan: PlaybackPlan, now: number) => (rung: 
 // A player that loads the multivariant playlist asks for the first variant's init segment and
 // segment 0 a few milliseconds later; starting that encode now takes the playlist round trips off
 // the time to first frame.
-// When the encoders cannot take this viewer on now, the warm waits for a free encoder like the
-// viewer's own requests will.
 const warmFirstSegment = (assetId: string, plan: PlaybackPlan, rung: Rung | undefined, now: number, client: string | undefined) => {
   if (!rung || !plan.video || storedVideoSegment(assetId, rung, 0)) return;
   const floorRung = floorRungOf(plan);
   const admitted = encodeDemand().fits(assetId, rung.name, now) || (rung.name === floorRung && encodeDemand().admitsAsset(assetId, now, floorRung));
-  if (admitted) encodeDemand().reserve(assetId, rung.name, now, client);
   // A viewer that will wait for admission must not start on a warmed segment 0 and then wait for
-  // segment 1 (see getRenditionFile); before any cost is measured nobody waits, and warming helps.
-  else if (floorRung !== undefined && encodeCostPerMediaSecond(floorRung) !== null) return;
-  ensureVideoSegment({ assetId, plan, rung, index: 0, priority: ENCODE_PRIORITY.onDemand, notAdmitted: !admitted }).catch((error: unknown) =>
+  // segment 1 (see getRenditionFile).
+  if (!admitted) return;
+  encodeDemand().reserve(assetId, rung.name, now, client);
+  ensureVideoSegment({ assetId, plan, rung, index: 0, priority: ENCODE_PRIORITY.onDemand }).catch((error: unknown) =>
     getLogger().warn({ err: error, assetId, rung: rung.name }, 'warming the first segment failed'),
   );
 };

@@ -13,7 +13,6 @@ import { getEnv } from '../../env';
 import { knownPublicUrl, publicUrlInBucket } from '../storage/bucket-redirects';
 import type { PlaybackPlan } from './playback-plan';
 import type { DemandContext } from './encode-demand';
-import { encodeCostPerMediaSecond } from './encode-costs';
 import { peekPublicPlayback, resolvePlayback, type Cacheability, type PlaybackAccess, type PlaybackFile } from './resolve-playback';
 import { ENCODE_PRIORITY, encodeDemand, releaseOtherRungPrefetches, segmentCache, viewerStreams } from './runtime';
 import { ensureInitSegment, ensureVideoSegment, prefetchFollowing, storedVideoSegment } from './video-segments';
@@ -156,7 +155,10 @@ export const getRenditionFile = async ({
   if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, index, deadline, now })) throw steerToCheaperRung(rung, index);
   if (!isNew && exceedsFairShare({ assetId, plan, rung, index, now })) throw steerToCheaperRung(rung, index);
   servingSwitch(stream, switchedFrom);
-  const demandContext = { client, floorRung: floorRungOf(plan) };
+  // A player asking for a later segment than the first got the earlier ones: it plays. (Not a
+  // request that merely continues a stream: players behind one address asking for the same first
+  // segment are one stream.)
+  const demandContext = { client, floorRung: floorRungOf(plan), playing: index > 0 };
   const signal = viewer?.();
   try {
     const admitted = encodeDemand().admit(stream.id, assetId, rung.name, now, demandContext) || (await waitForAdmission(stream.id, assetId, rung.name, demandContext, signal));
@@ -188,14 +190,16 @@ export const getRenditionFile = async ({
 // A viewer the encoders cannot promise real time waits for that promise before its segment is
 // encoded: a player that starts plays on whatever arrives, and stalls whenever the encoders fall
 // behind it (capacity bench, 8 fresh assets on 2 cores: viewers served from spare slots before
-// they were admitted stalled up to half their watch time). A longer start is the better wait. Only
-// on measured costs (before the first encode there is no evidence to make anyone wait on), and
-// for so long: then it is served as before, when an encoder is free.
-const ADMISSION_WAIT_MS = 30_000;
+// they were admitted stalled up to two thirds of their watch time). A longer start is the better
+// wait. Before any cost is measured the wait lasts until the first encode has told one (about a
+// second: only the first viewer is promised anything until then). After so long it is served as
+// before, when an encoder is free: hls.js gives a fragment up after 10 s without a first byte and
+// asks again (a new wait), and fails after a few of those.
+const ADMISSION_WAIT_MS = 60_000;
 const ADMISSION_POLL_MS = 250;
 
 const waitForAdmission = async (streamId: string, assetId: string, rung: string, context: DemandContext, signal: AbortSignal | undefined): Promise<boolean> => {
-  if (context.floorRung === undefined || encodeCostPerMediaSecond(context.floorRung) === null) return false;
+  if (context.floorRung === undefined) return false;
   const giveUpAt = Date.now() + ADMISSION_WAIT_MS;
   while (Date.now() < giveUpAt) {
     await delay(ADMISSION_POLL_MS, undefined, { signal });
