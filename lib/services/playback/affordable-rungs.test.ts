@@ -108,12 +108,13 @@ describe('degrading under load', () => {
   it("refuses a climb whose cold segment would run the viewer's buffer dry, but only while other viewers' work competes", () => {
     const now = Date.now();
     // Due in 1 s: 540p needs 1.6 s of encoding.
-    const climb = { streamId: 'climber', assetId: ASSET, plan, rung: mid, from: '270p', index: 3, deadline: now + 1_000, now };
+    const climb = { streamId: 'climber', assetId: ASSET, plan, rung: mid, from: '270p', index: 3, deadline: now + 1_000, now, advanced: true };
     expect(climbDoesNotFit(climb), 'a lone asset on quiet encoders: its player adapts').toBe(false);
     encodeDemand().admit('other-viewer', 'another-asset', '270p', now, { floorRung: '270p' });
     expect(climbDoesNotFit(climb), 'another asset is watched').toBe(true);
     expect(climbDoesNotFit({ ...climb, deadline: now + 3_000 }), 'with 3 s buffered it makes it').toBe(false);
     expect(climbDoesNotFit({ ...climb, rung: low, from: '540p' }), 'moving down is never refused').toBe(false);
+    expect(climbDoesNotFit({ ...climb, advanced: false }), 'a client fetching a segment it has on another rung is no climb').toBe(false);
   });
 
   it('steers a playing viewer above its floor down while more is promised than the encoders keep up with', () => {
@@ -122,7 +123,8 @@ describe('degrading under load', () => {
     // Two slots: 1.5 CPU-s per second promised; 540p costs 0.4, 270p 0.1.
     for (const asset of ['a1', 'a2', 'a3']) encodeDemand().admit(`on-${asset}`, asset, '540p', now, { floorRung: '270p' });
     expect(exceedsFairShare({ assetId: 'a1', plan, rung: mid, index: 3, now })).toBe(false);
-    for (const asset of ['a4', 'a5', 'a6', 'a7']) encodeDemand().admit(`on-${asset}`, asset, '270p', now, { floorRung: '270p' });
+    for (const asset of ['a4', 'a5', 'a6', 'a7', 'a8']) encodeDemand().admit(`on-${asset}`, asset, '270p', now, { floorRung: '270p' });
+    // The last ones were let in on their floors alone.
     expect(encodeDemand().demand(now)).toBeGreaterThan(1.5);
     expect(exceedsFairShare({ assetId: 'a1', plan, rung: mid, index: 3, now })).toBe(true);
     expect(exceedsFairShare({ assetId: 'a4', plan, rung: low, index: 3, now })).toBe(false);

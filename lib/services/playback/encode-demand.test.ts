@@ -166,4 +166,17 @@ describe('EncodeDemand', () => {
     expect(demand.admit('cached-start', 'asset99', '270p', T0, { floorRung: '270p', playing: true })).toBe(true);
     expect(demand.exceedsFairShare('540p', T0, '270p'), 'those above their floors make room').toBe(true);
   });
+
+  test('over the budget through climbs alone, nobody is steered down: only when someone was refused or let in on a floor', () => {
+    const demand = make();
+    const floor = { floorRung: '270p' };
+    for (const asset of ['asset1', 'asset2', 'asset3', 'asset4']) demand.admit(`on-${asset}`, asset, '270p', T0, floor);
+    // Admitted viewers climbing (whether a climb fits is the caller's check) take the demand over the budget.
+    for (const asset of ['asset1', 'asset2', 'asset3', 'asset4']) demand.admit(`on-${asset}`, asset, '540p', T0, floor);
+    expect(demand.demand(T0)).toBeGreaterThan(1.5);
+    expect(demand.exceedsFairShare('540p', T0, '270p')).toBe(false);
+    expect(demand.admit('new', 'asset5', '270p', T0 + 1, floor), 'let in on its floor').toBe(true);
+    expect(demand.exceedsFairShare('540p', T0 + 1, '270p')).toBe(true);
+    expect(demand.exceedsFairShare('540p', T0 + 1 + DEMAND_HOLD_MS, '270p'), 'for a hold').toBe(false);
+  });
 });

@@ -44,6 +44,9 @@ export class EncodeDemand {
   private readonly pairs = new Map<string, Pair>();
   // The cheapest rung of each asset's ladder, as its viewers' requests told it.
   private readonly floors = new Map<string, string>();
+  // Until when an asset is squeezed by the rungs above the floors: a new viewer was refused, or let
+  // in on its floor (or as a playing viewer) where its rung did not fit.
+  private squeezedUntil = Number.NEGATIVE_INFINITY;
   private readonly admitted = new Map<string, number>();
   // Which pair each admitted stream holds.
   private readonly heldBy = new Map<string, string>();
@@ -116,11 +119,13 @@ export class EncodeDemand {
   }
 
   /**
-   * Whether a viewer on `rung` should move down: more is promised than the encoders
-   * can keep up with, and this rung is above its asset's floor.
+   * Whether a viewer on `rung` should move down: more is promised than the encoders can keep up
+   * with because viewers of other assets were let in on their floors (or wait), and this rung is
+   * above its asset's floor. Over the budget through climbs alone nobody is steered here (a climb
+   * that does not fit is refused when it is asked for).
    */
   exceedsFairShare(rung: string, now: number, floorRung: string | undefined): boolean {
-    if (floorRung === undefined || rung === floorRung) return false;
+    if (floorRung === undefined || rung === floorRung || now >= this.squeezedUntil) return false;
     return this.demand(now) > this.budget() + 1e-9;
   }
 
@@ -160,7 +165,11 @@ export class EncodeDemand {
    * dearer than the whole machine, on a busy box, would otherwise never get a viewer.
    */
   admit(streamId: string, assetId: string, rung: string, now: number, { client, floorRung, playing = false }: DemandContext = {}): boolean {
-    if (!playing && !this.admitted.has(streamId) && this.promisedAny(now) && !this.fits(assetId, rung, now) && !this.admitsAsset(assetId, now, floorRung)) return false;
+    const fits = this.admitted.has(streamId) || !this.promisedAny(now) || this.fits(assetId, rung, now);
+    if (!fits) {
+      this.squeezedUntil = now + (this.options.holdMs ?? DEMAND_HOLD_MS);
+      if (!playing && !this.admitsAsset(assetId, now, floorRung)) return false;
+    }
     this.admitted.set(streamId, now);
     this.hold(assetId, rung, now, streamId);
     if (floorRung) this.floors.set(assetId, floorRung);

@@ -135,7 +135,7 @@ export const getRenditionFile = async ({
   const segment = plan.video.segments[index];
   if (!segment) throw notFound('Segment');
   const now = Date.now();
-  const { stream, deadline, isNew, stored, switchedFrom } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
+  const { stream, deadline, isNew, advanced, stored, switchedFrom } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
   if (stored) {
     servingSwitch(stream, switchedFrom);
     prefetchFollowing({ assetId, plan, rung, index, stream });
@@ -152,8 +152,8 @@ export const getRenditionFile = async ({
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
   // segment loads (e2e/playback/steering.spec.ts).
   if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) throw steerToCheaperRung(rung, index);
-  if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, index, deadline, now })) throw steerToCheaperRung(rung, index);
-  if (!isNew && exceedsFairShare({ assetId, plan, rung, index, now })) throw steerToCheaperRung(rung, index);
+  if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, index, deadline, now, advanced })) throw steerToCheaperRung(rung, index);
+  if (advanced && exceedsFairShare({ assetId, plan, rung, index, now })) throw steerToCheaperRung(rung, index);
   servingSwitch(stream, switchedFrom);
   // A player asking for a later segment than the first got the earlier ones: it plays. (Not a
   // request that merely continues a stream: players behind one address asking for the same first

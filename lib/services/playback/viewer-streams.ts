@@ -50,6 +50,8 @@ export type NotedRequest = {
   switchedFrom: string | null;
   /** The request started a new stream (a starting player, or a seek). */
   isNew: boolean;
+  /** The stream's request before this one was for the previous segment: its player moves on in its playback (not a refetch of a segment on another rung). */
+  advanced: boolean;
 };
 
 // A player with a full buffer still asks for a segment every few seconds; one silent this long
@@ -83,6 +85,7 @@ export class ViewerStreams {
       group.find(repeating);
     let stream: ViewerStream;
     let switchedFrom: string | null = null;
+    const advanced = existing !== undefined && existing.lastIndex === index - 1;
     if (existing) {
       stream = existing;
       // The player holds everything before start(index); its playhead cannot be past that.
@@ -101,7 +104,7 @@ export class ViewerStreams {
     const byRung = this.lastIndexByRung.get(groupKey) ?? new Map<string, number>();
     byRung.set(`${track}/${rung}`, Math.max(index, byRung.get(`${track}/${rung}`) ?? -1));
     this.lastIndexByRung.set(groupKey, byRung);
-    return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing };
+    return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing, advanced };
   }
 
   /**
