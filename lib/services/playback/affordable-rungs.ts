@@ -80,12 +80,11 @@ export const shouldSteerToCheaperRung = ({
  * they came from prefetches; the climb's first segment is cold. Only a viewer moving on to its next
  * segment climbs (a client fetching a segment it has on another rung, as a rendition check does,
  * is left alone). It is refused when other viewers' work competes and that segment would not be
- * encoded before the viewer's buffer runs out (the
- * climb itself would stall it: at the start of playback, with 2 s buffered, it nearly always
- * would), or when the encoders have not
- * promised that rung for this asset and it does not fit beside what they have promised (a climb to
- * a dearer rung nobody else watches takes the encoders past what they keep up with, and every
- * admitted viewer pays in stalls).
+ * encoded before the viewer's buffer runs out (the climb itself would stall it: at the start of
+ * playback, with 2 s buffered, it nearly always would), or when the encoders have not promised
+ * that rung for this asset and it does not fit beside what they have promised (a climb to a dearer
+ * rung nobody else watches takes the encoders past what they keep up with, and every admitted
+ * viewer pays in stalls).
  */
 export const climbDoesNotFit = ({
   streamId,

@@ -14,8 +14,8 @@
 // Otherwise the first viewers, who climbed while the machine was quiet, kept everyone after them
 // waiting (capacity bench, 6 fresh assets on 2 cores: two started after 16 and 20 s while the
 // others played 540p and 720p with 5 s of slack). What is promised above the floors is given back
-// when it no longer fits: a playing viewer above its floor is steered one rung down (see
-// affordable-rungs.ts, exceedsFairShare) until the rungs watched fit again.
+// when that keeps someone at or below a floor: a playing viewer above its floor is steered one rung
+// down (see affordable-rungs.ts, exceedsFairShare) until the rungs watched fit again.
 
 /**
  * Share of the encoder slots (one core each) that viewers may be promised, in CPU seconds per
@@ -31,7 +31,7 @@ export const DEMAND_HOLD_MS = 12_000;
 // `holders`: the admitted streams on it now; `reservedFor`: the clients told to start on it whose
 // streams hold nothing of the asset yet ('' for one that cannot be told apart). A pair its last
 // holder left (a rung switch) and nobody reserved stops counting then.
-type Pair = { rung: string; until: number; holders: Set<string>; reservedFor: Set<string> };
+type Pair = { assetId: string; rung: string; until: number; holders: Set<string>; reservedFor: Set<string> };
 
 /**
  * Who asks, the cheapest rung of the asset's ladder (what it needs at least), and whether its
@@ -160,9 +160,10 @@ export class EncodeDemand {
   /**
    * A viewer's stream asks for a segment of `rung` that must be encoded. Admitted streams stay
    * admitted (their next rung is counted); a new one is admitted when its rung fits (see fits) or
-   * its asset's floor does (see admitsAsset), which it always does when nothing is promised at all: the encoders owe nobody else, so making that
-   * viewer wait (and encode nothing ahead of it) would only leave them idle — a rung measured
-   * dearer than the whole machine, on a busy box, would otherwise never get a viewer.
+   * its asset's floor does (see admitsAsset), which it always does when nothing is promised at
+   * all: the encoders owe nobody else, so making that viewer wait (and encode nothing ahead of it)
+   * would only leave them idle — a rung measured dearer than the whole machine, on a busy box,
+   * would otherwise never get a viewer.
    */
   admit(streamId: string, assetId: string, rung: string, now: number, { client, floorRung, playing = false }: DemandContext = {}): boolean {
     const fits = this.admitted.has(streamId) || !this.promisedAny(now) || this.fits(assetId, rung, now);
@@ -185,10 +186,9 @@ export class EncodeDemand {
   private watchedAssets(now: number): Map<string, Set<string>> {
     this.demand(now);
     const assets = new Map<string, Set<string>>();
-    for (const [key, pair] of this.pairs) {
-      const assetId = key.slice(0, key.length - pair.rung.length - 1);
+    for (const { assetId, rung } of this.pairs.values()) {
       const rungs = assets.get(assetId) ?? new Set<string>();
-      rungs.add(pair.rung);
+      rungs.add(rung);
       assets.set(assetId, rungs);
     }
     for (const assetId of this.floors.keys()) if (!assets.has(assetId)) this.floors.delete(assetId);
@@ -235,7 +235,7 @@ export class EncodeDemand {
     const until = now + (this.options.holdMs ?? DEMAND_HOLD_MS);
     let pair = this.pairs.get(key);
     if (!pair || pair.until <= now) {
-      pair = { rung, until, holders: new Set(), reservedFor: new Set() };
+      pair = { assetId, rung, until, holders: new Set(), reservedFor: new Set() };
       this.pairs.set(key, pair);
     }
     pair.until = Math.max(pair.until, until);
