@@ -31,7 +31,12 @@ export const insertTracks = async (
   // Names are unique within the audio group and within the subtitles (they are what players list).
   const taken = new Set(existing.map((track) => `${track.type}:${track.name}`));
   const created: TrackRecord[] = [];
+  // Tracks are listed by creation time; rows made within one millisecond would fall back to their
+  // random ids, so each row of a batch is stamped at least a millisecond after the one before.
+  let previousCreatedAt = 0;
   for (const track of tracks) {
+    const createdAt = new Date(Math.max(Date.now(), previousCreatedAt + 1));
+    previousCreatedAt = createdAt.getTime();
     const type = track.kind === 'audio' ? 'audio' : 'text';
     const base = track.name?.trim() || defaultName(track);
     let name = base;
@@ -50,6 +55,7 @@ export const insertTracks = async (
         ...(track.kind === 'text' && { closedCaptions: track.closedCaptions ?? false }),
         ...(track.kind === 'generated' ? { sourceTrackId: track.sourceTrackId } : { sourceUrl: track.url }),
         passthrough: track.passthrough ?? null,
+        createdAt,
       },
       select: trackSelect,
     });
