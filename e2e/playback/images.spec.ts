@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type Mux from '@mux/mux-node';
 import sharp from 'sharp';
@@ -17,8 +17,9 @@ import {
   type ImageFixtureName,
 } from '../support/images';
 import { isCluster, type KeyframeServer } from '../support/keyframe-server';
-import { ffmpeg } from '../support/media-probe';
-import { createPlayableAsset, expect, test, type PlayableAsset } from '../support/playback';
+import { ffmpeg, ffprobe } from '../support/media-probe';
+import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test, type PlayableAsset } from '../support/playback';
+import { loadMediaPlaylist } from '../support/playback-checks';
 import { disposeKeyframe, muxClient, startKeyframe } from '../support/test';
 
 // The image API on the stream origin, checked by decoding what it serves: thumbnails at exactly
@@ -142,6 +143,33 @@ test('thumbnail: the frame on screen at `time`, not the previous keyframe; defau
     seen.set(query, fetched.body);
   }
   expect(seen.get('time=0.5')?.equals(seen.get('time=1.5')!)).toBe(false);
+});
+
+// A pure hue stays pure once converted (Hable's curve darkens it); shown unconverted, HLG's values
+// read as BT.709 wash every colour towards grey (red comes out about 136, 53, 28).
+const isPureHue = (pixel: number[], rgb: readonly number[]) =>
+  pixel.every((value, index) => (rgb[index] === 255 ? value >= 110 : value <= 30));
+
+test('HDR (HLG) source: thumbnails, GIF frames and every video rung are SDR BT.709 with their colours kept', async ({ playbackFixtures, playbackMedia }, testInfo) => {
+  const { playbackId } = await assetFor('colorsHlg', playbackFixtures.dir, (file) => playbackMedia.fileUrl(file));
+  for (const [second, expected] of SECOND_COLORS.entries()) {
+    const decoded = await expectImage(await image(playbackId, 'thumbnail.png', `time=${second + 0.5}&width=64`), 'png', { width: 64, height: 36 });
+    expect(isPureHue(centre(decoded), expected.rgb), `thumbnail at ${second + 0.5} s: ${centre(decoded)} should be ${expected.name}`).toBe(true);
+  }
+  const gif = await image(playbackId, 'animated.gif', 'start=0&end=1&width=64&fps=5');
+  expect(gif.status).toBe(200);
+  expect(isPureHue(centre(await decodeImage(gif.body)), [255, 0, 0]), 'first GIF frame is red').toBe(true);
+
+  const playlist = await loadMultivariant(multivariantUrl(server, playbackId));
+  expect(playlist.video.length).toBeGreaterThan(0);
+  for (const variant of playlist.video) {
+    const media = await loadMediaPlaylist(variant.url!);
+    const [init, first] = await Promise.all([fetchBytes(media.map!.url), fetchBytes(media.segments[0]!.url)]);
+    const file = testInfo.outputPath(`${variant.name}.mp4`);
+    await writeFile(file, Buffer.concat([init.body, first.body]));
+    const probed = await ffprobe(['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=pix_fmt,color_space,color_transfer,color_primaries', '-of', 'json', file]);
+    expect(JSON.parse(probed.stdout).streams[0], variant.name).toEqual({ pix_fmt: 'yuv420p', color_space: 'bt709', color_transfer: 'bt709', color_primaries: 'bt709' });
+  }
 });
 
 test('rotated source: thumbnails and storyboard tiles come out upright, like ffmpeg displays it', async ({ playbackFixtures, playbackMedia }, testInfo) => {

@@ -29,6 +29,18 @@ export const IMAGE_FIXTURES = {
       ...x264(),
     ],
   },
+  colorsHlg: {
+    file: 'img_colors_red_lime_blue_white_640x360_hlg_10bit_4s.mp4',
+    why: 'the `colors` picture as a phone records HDR: 10-bit BT.2020 HLG (H.264 High 10, tagged), 2 s GOP',
+    args: [
+      ...SECOND_COLORS.flatMap(({ name }) => lavfiColor(name, '640x360', 1)),
+      '-filter_complex',
+      '[0:v][1:v][2:v][3:v]concat=n=4:v=1:a=0,format=gbrp,zscale=tin=bt709:pin=bt709:min=gbr:rin=pc:t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:npl=100,format=yuv420p10le[v]',
+      '-map', '[v]',
+      '-c:v', 'libx264', '-preset', 'veryfast', '-g', '60',
+      '-color_primaries', 'bt2020', '-color_trc', 'arib-std-b67', '-colorspace', 'bt2020nc', '-color_range', 'tv',
+    ],
+  },
   rotated: {
     file: 'img_split_red_blue_640x360_rotate90_2s.mp4',
     why: 'coded 640x360, left half red, right half blue, display matrix rotate 90 (displays 360x640), 2 s',

@@ -11,6 +11,13 @@ export type VideoStreamInfo = {
   codec: string;
   profile: string | null;
   pixelFormat: string | null;
+  /**
+   * Colour tags as ffprobe names them (`arib-std-b67`, `bt2020`, `bt2020nc`…); null when untagged,
+   * absent in probes stored before they were recorded.
+   */
+  colorTransfer?: string | null;
+  colorPrimaries?: string | null;
+  colorSpace?: string | null;
   /** Stored frame size before rotation (ffprobe width/height, i.e. without codec alignment padding). */
   codedWidth: number;
   codedHeight: number;
@@ -139,6 +146,12 @@ function parseRotation(stream: JsonObject, tags: JsonObject): Rotation {
   return legacyClockwise === null ? 0 : normaliseClockwise(legacyClockwise);
 }
 
+// ffprobe says `unknown` (or `reserved`) for what the stream does not tag.
+function colourTag(value: unknown): string | null {
+  const tag = toText(value);
+  return tag === null || tag === 'unknown' || tag === 'reserved' || tag === 'unspecified' ? null : tag;
+}
+
 function parseVideoStream(stream: JsonObject, index: number): VideoStreamInfo {
   const tags = asObject(stream.tags);
   const width = toPositive(stream.width) ?? toPositive(stream.coded_width) ?? 0;
@@ -153,6 +166,9 @@ function parseVideoStream(stream: JsonObject, index: number): VideoStreamInfo {
     codec: toText(stream.codec_name) ?? toText(stream.codec_tag_string) ?? 'unknown',
     profile: toText(stream.profile),
     pixelFormat: toText(stream.pix_fmt),
+    colorTransfer: colourTag(stream.color_transfer),
+    colorPrimaries: colourTag(stream.color_primaries),
+    colorSpace: colourTag(stream.color_space),
     codedWidth: width,
     codedHeight: height,
     rotation,

@@ -1,4 +1,5 @@
 import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE, type AudioOutputChannels } from './audio-plan';
+import { sdrFilterThreadArgs, sdrOutputTags, toSdrFilters, type SourceColour } from '../colour/sdr-conversion';
 import { buildVideoFilterArgs, buildVideoFilterGraph, type OverlayImage } from '../overlay/overlay-filter';
 import type { Rung } from './ladder';
 
@@ -56,18 +57,26 @@ const windowArgs = ({ seekSeconds, durationSeconds, keyframeLookaheadSeconds = 0
 
 // Everything before a segment encode's output options: the source window's input (seek included)
 // and the watermark images, which as inputs must come before any output option.
-const segmentInputArgs = (inputPath: string, window: { inputOptions: string[] }, imageInputs: readonly string[]): string[] => [
+const segmentInputArgs = (
+  inputPath: string,
+  window: { inputOptions: string[] },
+  imageInputs: readonly string[],
+  sourceColour: SourceColour | undefined,
+): string[] => [
   '-hide_banner',
   '-nostdin',
   '-v',
   'error',
+  ...sdrFilterThreadArgs(sourceColour),
   ...window.inputOptions,
   '-i',
   inputPath,
   ...imageInputs,
 ];
 
-const scaleTo = (rung: Rung): string => `scale=${rung.width}:${rung.height}:flags=bicubic`;
+// Scaled to the rung, then (HDR and wide-gamut sources) converted to SDR BT.709 at that size.
+const pictureFor = (rung: Rung, sourceColour: SourceColour | undefined): string =>
+  [`scale=${rung.width}:${rung.height}:flags=bicubic`, toSdrFilters(sourceColour)].filter(Boolean).join(',');
 
 // The output options of one rung's segment, up to and including its target: the options of
 // `video` (the filter and/or `-map` giving the rung's picture) sit among them.
@@ -76,12 +85,14 @@ const videoSegmentOutputArgs = ({
   durationSeconds,
   preset,
   video,
+  sourceColour,
   target,
 }: {
   rung: Rung;
   durationSeconds: number;
   preset: string;
   video: readonly string[];
+  sourceColour: SourceColour | undefined;
   target: string;
 }): string[] => {
   const frameRate = rung.frameRate ?? 30;
@@ -134,6 +145,7 @@ const videoSegmentOutputArgs = ({
     X264_PARAMS,
     '-video_track_timescale',
     String(VIDEO_TIMESCALE),
+    ...sdrOutputTags(sourceColour),
     // No library versions in the init segment (`encoder` tag, compressor name): its bytes then
     // depend on the settings and x264 alone, not on which ffmpeg build wrote them.
     '-fflags',
@@ -156,23 +168,26 @@ export const buildVideoSegmentArgs = ({
   keyframeLookaheadSeconds = 0,
   preset = presetForRung(rung),
   overlays = [],
+  sourceColour,
 }: SegmentWindow & {
   inputPath: string;
   rung: Rung;
   preset?: string;
   /** Watermarks burned into the picture, laid out for the rung's size (see overlay-layout.ts). */
   overlays?: readonly OverlayImage[];
+  /** An HDR or wide-gamut source's colour (the plan's), converted to SDR BT.709. */
+  sourceColour?: SourceColour;
 }): string[] => {
   const window = windowArgs({ seekSeconds, durationSeconds, keyframeLookaheadSeconds });
   const video = buildVideoFilterArgs({
-    filters: `${window.trim},${scaleTo(rung)}`,
+    filters: `${window.trim},${pictureFor(rung, sourceColour)}`,
     pixelFormat: 'yuv420p',
     frame: rung,
     overlays,
   });
   return [
-    ...segmentInputArgs(inputPath, window, video.inputs),
-    ...videoSegmentOutputArgs({ rung, durationSeconds, preset, video: video.filter, target: 'pipe:1' }),
+    ...segmentInputArgs(inputPath, window, video.inputs, sourceColour),
+    ...videoSegmentOutputArgs({ rung, durationSeconds, preset, video: video.filter, sourceColour, target: 'pipe:1' }),
   ];
 };
 
@@ -195,9 +210,11 @@ export const buildMultiRungSegmentArgs = ({
   seekSeconds,
   durationSeconds,
   keyframeLookaheadSeconds = 0,
+  sourceColour,
 }: SegmentWindow & {
   inputPath: string;
   outputs: ReadonlyArray<SegmentOutput>;
+  sourceColour?: SourceColour;
 }): string[] => {
   if (outputs.length === 0) throw new RangeError('a multi-rung encode needs at least one output');
   const window = windowArgs({ seekSeconds, durationSeconds, keyframeLookaheadSeconds });
@@ -208,7 +225,7 @@ export const buildMultiRungSegmentArgs = ({
   let nextInput = 1;
   outputs.forEach(({ rung, overlays = [] }, index) => {
     const graph = buildVideoFilterGraph({
-      filters: scaleTo(rung),
+      filters: pictureFor(rung, sourceColour),
       pixelFormat: 'yuv420p',
       frame: rung,
       overlays,
@@ -219,11 +236,11 @@ export const buildMultiRungSegmentArgs = ({
     nextInput += overlays.length;
   });
   return [
-    ...segmentInputArgs(inputPath, window, imageInputs),
+    ...segmentInputArgs(inputPath, window, imageInputs, sourceColour),
     '-filter_complex',
     chains.join(';'),
     ...outputs.flatMap(({ rung, preset = presetForRung(rung) }, index) =>
-      videoSegmentOutputArgs({ rung, durationSeconds, preset, video: ['-map', `[rung${index}]`], target: `pipe:${multiRungOutputFd(index)}` }),
+      videoSegmentOutputArgs({ rung, durationSeconds, preset, video: ['-map', `[rung${index}]`], sourceColour, target: `pipe:${multiRungOutputFd(index)}` }),
     ),
   ];
 };
@@ -238,13 +255,15 @@ export const buildInitSegmentArgs = ({
   inputPath,
   rung,
   overlays = [],
+  sourceColour,
 }: {
   inputPath: string;
   rung: Rung;
   overlays?: readonly OverlayImage[];
+  sourceColour?: SourceColour;
 }): string[] => {
   const frameRate = rung.frameRate ?? 30;
-  const args = buildVideoSegmentArgs({ inputPath, rung, seekSeconds: 0, durationSeconds: 1 / frameRate, overlays });
+  const args = buildVideoSegmentArgs({ inputPath, rung, seekSeconds: 0, durationSeconds: 1 / frameRate, overlays, sourceColour });
   args.splice(args.indexOf('-f'), 0, '-frames:v', '1');
   return args;
 };

@@ -1,3 +1,4 @@
+import { toSdrFilters, type SourceColour } from '../colour/sdr-conversion';
 import { buildVideoFilterArgs, type OverlayImage } from '../overlay/overlay-filter';
 import type { StoryboardLayout } from './storyboard-layout';
 import type { Size } from './thumbnail-geometry';
@@ -14,7 +15,9 @@ const VIDEO_ONLY = ['-an', '-sn', '-dn'];
 const RAW_RGB_TO_STDOUT = ['-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'];
 
 const seekArgs = (seconds: number) => (seconds > 0 ? ['-ss', seconds.toFixed(6)] : []);
-const scaleTo = ({ width, height }: Size, flags = 'bicubic') => `scale=${width}:${height}:flags=${flags}`;
+// Scaled to the image's size, then (HDR and wide-gamut sources) converted to SDR BT.709 at that size.
+const pictureFor = ({ width, height }: Size, sourceColour: SourceColour | undefined, flags = 'bicubic') =>
+  [`scale=${width}:${height}:flags=${flags}`, toSdrFilters(sourceColour)].filter(Boolean).join(',');
 
 export const rgbFrameBytes = ({ width, height }: Size): number => width * height * 3;
 
@@ -33,6 +36,7 @@ export const buildFrameGrabArgs = ({
   windowSeconds,
   keyframesOnly = false,
   overlays = [],
+  sourceColour,
 }: {
   inputPath: string;
   seekSeconds: number;
@@ -41,8 +45,9 @@ export const buildFrameGrabArgs = ({
   windowSeconds?: number;
   keyframesOnly?: boolean;
   overlays?: readonly OverlayImage[];
+  sourceColour?: SourceColour;
 }): string[] => {
-  const video = buildVideoFilterArgs({ filters: scaleTo(size), pixelFormat: 'rgb24', frame: size, overlays });
+  const video = buildVideoFilterArgs({ filters: pictureFor(size, sourceColour), pixelFormat: 'rgb24', frame: size, overlays });
   return [
     ...QUIET,
     ...(keyframesOnly ? ['-skip_frame', 'nokey'] : []),
@@ -66,12 +71,14 @@ export const buildTileStripArgs = ({
   inputPath,
   layout,
   overlays = [],
+  sourceColour,
 }: {
   inputPath: string;
   layout: StoryboardLayout;
   overlays?: readonly OverlayImage[];
+  sourceColour?: SourceColour;
 }): string[] => {
-  const filters = `fps=fps=1/${layout.interval.toFixed(6)}:round=up,${scaleTo(layout.tile)}`;
+  const filters = `fps=fps=1/${layout.interval.toFixed(6)}:round=up,${pictureFor(layout.tile, sourceColour)}`;
   const video = buildVideoFilterArgs({ filters, pixelFormat: 'rgb24', frame: layout.tile, overlays });
   return [...QUIET, '-i', inputPath, ...video.inputs, ...VIDEO_ONLY, '-frames:v', String(layout.tiles.length), ...video.filter, ...RAW_RGB_TO_STDOUT];
 };
@@ -100,6 +107,7 @@ export const buildAnimatedArgs = ({
   size,
   format,
   overlays = [],
+  sourceColour,
 }: {
   inputPath: string;
   startSeconds: number;
@@ -108,9 +116,10 @@ export const buildAnimatedArgs = ({
   size: Size;
   format: AnimatedFormat;
   overlays?: readonly OverlayImage[];
+  sourceColour?: SourceColour;
 }): string[] => {
   const { after, output } = ENCODERS[format];
-  const video = buildVideoFilterArgs({ filters: `fps=${fps},${scaleTo(size, 'lanczos')}`, after, frame: size, overlays });
+  const video = buildVideoFilterArgs({ filters: `fps=${fps},${pictureFor(size, sourceColour, 'lanczos')}`, after, frame: size, overlays });
   return [
     ...QUIET,
     ...seekArgs(startSeconds),

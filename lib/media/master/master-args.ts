@@ -1,3 +1,4 @@
+import { sdrOutputTags, sourceColourOf, toSdrFilters, type SourceColour } from '../colour/sdr-conversion';
 import type { MediaProbe } from '../ffprobe';
 import { primaryAudio, primaryVideo } from '../media-summary';
 
@@ -7,7 +8,9 @@ import { primaryAudio, primaryVideo } from '../media-summary';
 const REMUXABLE_VIDEO = new Set(['h264', 'hevc']);
 const REMUXABLE_AUDIO = new Set(['aac', 'mp3']);
 
-export type MasterPlan = { mode: 'remux' | 'encode'; extension: 'mp4' | 'm4a'; audioOnly: boolean; hevc: boolean };
+// An encoded master is H.264 8-bit like the renditions, so an HDR source is converted to SDR for it
+// (`sourceColour`); a remuxed one is the source's own stream, HDR included.
+export type MasterPlan = { mode: 'remux' | 'encode'; extension: 'mp4' | 'm4a'; audioOnly: boolean; hevc: boolean; sourceColour?: SourceColour };
 
 export const planMaster = (probe: MediaProbe): MasterPlan => {
   const found = primaryVideo(probe);
@@ -17,7 +20,14 @@ export const planMaster = (probe: MediaProbe): MasterPlan => {
   const audioOnly = video === null;
   const videoOk = video === null || REMUXABLE_VIDEO.has(video.codec);
   const audioOk = audio === null || REMUXABLE_AUDIO.has(audio.codec);
-  return { mode: videoOk && audioOk ? 'remux' : 'encode', extension: audioOnly ? 'm4a' : 'mp4', audioOnly, hevc: video?.codec === 'hevc' };
+  const mode = videoOk && audioOk ? 'remux' : 'encode';
+  const sourceColour = video && mode === 'encode' ? sourceColourOf(video) : null;
+  return { mode, extension: audioOnly ? 'm4a' : 'mp4', audioOnly, hevc: video?.codec === 'hevc', ...(sourceColour && { sourceColour }) };
+};
+
+const sdrFilterArgs = (sourceColour: SourceColour | undefined): string[] => {
+  const filters = toSdrFilters(sourceColour);
+  return filters ? ['-vf', filters] : [];
 };
 
 /** ffmpeg arguments writing the master of `input` to `output` (an .mp4/.m4a path). */
@@ -28,7 +38,7 @@ export const buildMasterArgs = ({ input, output, plan }: { input: string; output
       ? // Apple players want HEVC in MP4 tagged hvc1.
         ['-c', 'copy', ...(plan.hevc ? ['-tag:v', 'hvc1'] : [])]
       : [
-          ...(plan.audioOnly ? [] : ['-c:v', 'libx264', '-preset', 'medium', '-crf', '18', '-pix_fmt', 'yuv420p']),
+          ...(plan.audioOnly ? [] : [...sdrFilterArgs(plan.sourceColour), '-c:v', 'libx264', '-preset', 'medium', '-crf', '18', '-pix_fmt', 'yuv420p', ...sdrOutputTags(plan.sourceColour)]),
           '-c:a', 'aac', '-b:a', '256k',
         ];
   return [

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { buildClipArgs } from '../../media/clips/clip-args';
+import { sourceColourOf } from '../../media/colour/sdr-conversion';
 import type { MediaProbe } from '../../media/ffprobe';
 import { MediaInputError, summariseToolError } from '../../media/media-errors';
 import { primaryAudio, primaryVideo } from '../../media/media-summary';
@@ -25,7 +26,8 @@ export const cutClip = async ({ inputsJson, sourcePath, signal }: { inputsJson: 
   const source = await getDb().asset.findUnique({ where: { id: sourceAssetId }, select: { status: true, probeJson: true } });
   if (!source || source.status !== 'ready' || !source.probeJson) throw new MediaInputError(`The source asset ${sourceAssetId} is no longer available`);
   const probe = JSON.parse(source.probeJson) as MediaProbe;
-  const video = primaryVideo(probe);
+  const found = primaryVideo(probe);
+  const video = found && !found.isAttachedPicture ? found : null;
   const env = getEnv();
   const from = await sourceInput(sourceAssetId);
   const temporary = path.join(path.dirname(sourcePath), `.clip-${generateId()}.mp4.tmp`);
@@ -38,8 +40,9 @@ export const cutClip = async ({ inputsJson, sourcePath, signal }: { inputsJson: 
         output: temporary,
         startSeconds: input?.start_time ?? 0,
         endSeconds: input?.end_time ?? probe.durationSeconds ?? 0,
-        hasVideo: video !== null && !video.isAttachedPicture,
+        hasVideo: video !== null,
         hasAudio: primaryAudio(probe) !== null,
+        highDynamicRange: video !== null && sourceColourOf(video) !== null,
       }),
       signal,
       timeoutMs: CLIP_TIMEOUT_MS,

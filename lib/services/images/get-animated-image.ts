@@ -29,7 +29,7 @@ export const getAnimatedImage = async (request: ImageRequest<AnimatedFormat>): P
     generate: async (signal) => {
       const source = await loadVideoSource(target);
       const size = planAnimatedSize(source.display, { width: params.width, height: params.height, defaultWidth: DEFAULT_WIDTH, maxSide: ANIMATED_MAX_SIDE });
-      const args = buildAnimatedArgs({ inputPath: source.path, startSeconds: params.start, durationSeconds: end - params.start, fps: params.fps, size, format, overlays: source.overlays });
+      const args = buildAnimatedArgs({ inputPath: source.path, startSeconds: params.start, durationSeconds: end - params.start, fps: params.fps, size, format, overlays: source.overlays, sourceColour: source.sourceColour });
       const image = await runImageFfmpeg({ args, signal, lane: 'on-demand' });
       if (image.length === 0) throw new Error(`ffmpeg made an empty ${format} from ${params.start}–${end} s`);
       return image;

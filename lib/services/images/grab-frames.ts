@@ -27,7 +27,7 @@ export const grabFrame = async ({
 }): Promise<Buffer> => {
   const frameBytes = rgbFrameBytes(size);
   const seekSeconds = frameSeekSeconds(time, source);
-  const exact = await runImageFfmpeg({ args: buildFrameGrabArgs({ inputPath: source.path, seekSeconds, size, frameLimit: 1, overlays: source.overlays }), signal, lane });
+  const exact = await runImageFfmpeg({ args: buildFrameGrabArgs({ inputPath: source.path, seekSeconds, size, frameLimit: 1, overlays: source.overlays, sourceColour: source.sourceColour }), signal, lane });
   if (exact.length >= frameBytes) return exact.subarray(0, frameBytes);
   // Nothing at or after the seek point: the probed duration overstated where the last frame is
   // (variable frame rate, edit lists). Decode the seconds up to `time` and keep the last frame.
@@ -38,7 +38,7 @@ export const grabFrame = async ({
     seekSeconds: windowStart,
     size,
     windowSeconds: shown - windowStart + 0.001,
-    overlays: source.overlays,
+    overlays: source.overlays, sourceColour: source.sourceColour,
   });
   const last = await runImageFfmpeg({ args, signal, lane, keepLastBytes: frameBytes });
   if (last.length < frameBytes) throw new Error(`ffmpeg decoded no frame near ${time} s`);
@@ -60,7 +60,7 @@ const grabKeyframeTile = async (grab: TileGrab, time: number) => {
     size: layout.tile,
     frameLimit: 1,
     keyframesOnly: true,
-    overlays: source.overlays,
+    overlays: source.overlays, sourceColour: source.sourceColour,
   });
   const keyframe = await runImageFfmpeg({ args, signal, lane: 'storyboard' });
   const frameBytes = rgbFrameBytes(layout.tile);
@@ -69,7 +69,7 @@ const grabKeyframeTile = async (grab: TileGrab, time: number) => {
 };
 
 const grabInOnePass = async ({ source, layout, signal }: TileGrab): Promise<Buffer[]> => {
-  const output = await runImageFfmpeg({ args: buildTileStripArgs({ inputPath: source.path, layout, overlays: source.overlays }), signal, lane: 'storyboard' });
+  const output = await runImageFfmpeg({ args: buildTileStripArgs({ inputPath: source.path, layout, overlays: source.overlays, sourceColour: source.sourceColour }), signal, lane: 'storyboard' });
   const frames = splitRgbFrames(output, layout.tile);
   const last = frames.at(-1);
   if (!last) throw new Error('ffmpeg decoded no frames for the storyboard');

@@ -7,6 +7,7 @@ import { paramsFromClaims, type ImageParamSource, type Parsed } from '../../sche
 import { resolvePlayback, type Cacheability } from '../playback/resolve-playback';
 import { sourceInput } from '../inputs/source-input';
 import type { OverlayImage } from '../../media/overlay/overlay-filter';
+import type { SourceColour } from '../../media/colour/sdr-conversion';
 import { overlayImages } from '../playback/overlay-images';
 import type { PlannedOverlay } from '../playback/playback-plan';
 import type { ImageTargetRequest } from './image-file';
@@ -28,6 +29,8 @@ export type ImageTarget = {
   video: VideoTimeline;
   /** Burned into every image too, as into the video: a thumbnail shows what the viewer sees. */
   overlays: PlannedOverlay[];
+  /** An HDR or wide-gamut source: images are converted to SDR BT.709 as the video is. */
+  sourceColour?: SourceColour;
 };
 
 export const resolveImageTarget = async ({
@@ -47,6 +50,7 @@ export const resolveImageTarget = async ({
     params: signed ? paramsFromClaims(claims) : query,
     video: { duration: plan.video.duration, frameRate: plan.video.frameRate },
     overlays: plan.overlays ?? [],
+    ...(plan.sourceColour && { sourceColour: plan.sourceColour }),
   };
 };
 
@@ -55,7 +59,7 @@ export const validParams = <T>(parsed: Parsed<T>): T => {
   return parsed.value;
 };
 
-export type VideoSource = VideoTimeline & { path: string; display: Size; overlays: OverlayImage[] };
+export type VideoSource = VideoTimeline & { path: string; display: Size; overlays: OverlayImage[]; sourceColour?: SourceColour };
 
 // The display size (after rotation and pixel aspect ratio) comes from the probe made at ingest.
 // Read only when something has to be generated or laid out, not for images already on disk.
@@ -68,5 +72,6 @@ export const loadVideoSource = async (target: ImageTarget): Promise<VideoSource>
     path: await sourceInput(target.assetId),
     display: { width: video.displayWidth, height: video.displayHeight },
     overlays: await overlayImages(target.assetId, target),
+    sourceColour: target.sourceColour,
   };
 };

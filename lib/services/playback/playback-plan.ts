@@ -1,3 +1,4 @@
+import { sourceColourOf, type SourceColour } from '../../media/colour/sdr-conversion';
 import type { MediaProbe } from '../../media/ffprobe';
 import { audioOutputChannels, buildAudioSegmentDurations } from '../../media/hls/audio-plan';
 import type { EncodingTier, MaxResolutionTier } from '../../media/encoding-tiers';
@@ -16,6 +17,12 @@ export type PlaybackPlan = {
   audio: { duration: number; channels: number; segmentDurations: number[] } | null;
   /** Watermarks, in stacking order (see fetch-overlays.ts); absent on assets without any. */
   overlays?: PlannedOverlay[];
+  /**
+   * The source is HDR or wide-gamut and every picture made from it is converted to SDR BT.709 (see
+   * sdr-conversion.ts); absent for SDR sources, and in plans made before sources were converted
+   * (their segments were encoded unconverted, and stay so: segments are immutable).
+   */
+  sourceColour?: SourceColour;
 };
 
 /** A watermark as fetched at ingest: its normalised image's size and where it goes. */
@@ -46,6 +53,7 @@ export const buildPlaybackPlan = ({
   const videoDuration = video ? cap(video.durationSeconds) : 0;
   const hasVideo = video !== null && videoDuration > 0;
   const audioDuration = audio ? cap(audio.durationSeconds) : 0;
+  const sourceColour = hasVideo ? sourceColourOf(video) : null;
 
   return {
     video: hasVideo ? buildSegmentPlan({ duration: videoDuration, frameRate, constantFrameRate: video.constantFrameRate }) : null,
@@ -61,5 +69,6 @@ export const buildPlaybackPlan = ({
       audio && audioDuration > 0
         ? { duration: audioDuration, channels: audioOutputChannels(audio.channels), segmentDurations: buildAudioSegmentDurations(audioDuration) }
         : null,
+    ...(sourceColour && { sourceColour }),
   };
 };

@@ -106,7 +106,7 @@ export const encodeVideoSegmentBytes = async (request: SegmentRequest, attempt: 
   const startedAt = performance.now();
   const { written, cpuSeconds } = await encodeToMemory({
     assetId,
-    args: buildVideoSegmentArgs({ inputPath, rung, ...window, overlays }),
+    args: buildVideoSegmentArgs({ inputPath, rung, ...window, overlays, sourceColour: plan.sourceColour }),
     cancel: attempt.signal,
     what: `${rung.name} segment ${index}`,
     // Work nobody waits for (background rungs, cache fill) runs on what viewers leave idle.
@@ -132,7 +132,7 @@ export const encodeJointSegmentBytes = async (requests: readonly SegmentRequest[
   const overlays = await overlayImages(assetId, plan);
   const { written } = await encodeToMemory({
     assetId,
-    args: buildMultiRungSegmentArgs({ inputPath, outputs: requests.map(({ rung }) => ({ rung, overlays })), ...window }),
+    args: buildMultiRungSegmentArgs({ inputPath, outputs: requests.map(({ rung }) => ({ rung, overlays })), ...window, sourceColour: plan.sourceColour }),
     outputs: requests.length,
     cancel: attempt.signal,
     what: `${requests.map(({ rung }) => rung.name).join(' + ')} segment ${index}`,

@@ -225,7 +225,7 @@ const initEncodes = () => playbackState().initEncodes;
 const encodeInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<void> => {
   const inputPath = await sourceInput(assetId);
   const overlays = await overlayImages(assetId, plan);
-  const { written } = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung, overlays }), what: `the ${rung.name} init segment` });
+  const { written } = await encodeToMemory({ assetId, args: buildInitSegmentArgs({ inputPath, rung, overlays, sourceColour: plan.sourceColour }), what: `the ${rung.name} init segment` });
   await publishInitOnce(assetId, rung, splitFragmentedMp4(written[0] ?? Buffer.alloc(0)).init);
 };
 
