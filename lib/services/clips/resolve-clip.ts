@@ -12,11 +12,14 @@ import {
 } from '../../schemas/asset-settings';
 
 // A clip (`inputs[0].url = mux://assets/{id}`) is checked against its source when it is created:
-// the source must exist and be ready, and the range must lie within it. The clip inherits the
-// source's video quality and resolution tier unless the request names its own, and (unless
-// `copy_overlays: false`) the source's watermark inputs, which its ingest then burns in as well.
+// the source must exist and be ready, and the range must lie within it. A clip is always `smart`
+// (video_quality `plus`), as Mux makes every clip, whatever its source's tier and a `basic` asked
+// for: the clip is what gets shared, and a `baseline` source's clip would otherwise be capped at its
+// reduced ladder. It inherits the source's resolution tier unless the request names its own, and
+// (unless `copy_overlays: false`) the source's watermark inputs, which its ingest then burns in too.
 
 const DURATION_TOLERANCE_SECONDS = 0.001;
+const CLIP_ENCODING_TIER: EncodingTier = 'smart';
 
 const invalid = (message: string) => new ApiError('invalid_parameters', message);
 
@@ -39,10 +42,9 @@ export const resolveClip = async (
   }
   if (Math.min(end, duration) - start < MIN_CLIP_SECONDS) throw invalid(`inputs: a clip must be at least ${MIN_CLIP_SECONDS} s long`);
 
-  const tierGiven = body.video_quality !== undefined || body.encoding_tier !== undefined;
   const inherited: NormalizedAssetSettings = {
     ...settings,
-    encodingTier: tierGiven ? settings.encodingTier : (source.encodingTier as EncodingTier),
+    encodingTier: CLIP_ENCODING_TIER,
     maxResolutionTier: body.max_resolution_tier ?? (source.maxResolutionTier as MaxResolutionTier),
   };
   const [primary] = settings.inputs;
