@@ -22,6 +22,7 @@ import { CreateClipPanel } from './create-clip-panel';
 import { EmbedCodePanel } from './embed-code-panel';
 import { MasterAccessPanel } from './master-access-panel';
 import { PlaybackIdsPanel, streamUrl } from './playback-ids-panel';
+import { QualityReportPanel } from './quality-report-panel';
 import { RenditionLadder } from './rendition-ladder';
 import { StaticRenditionsPanel } from './static-renditions-panel';
 import { isTrackRow } from './track-text';
@@ -117,6 +118,7 @@ export function AssetDetail({ assetId }: { assetId: string }) {
           <MasterAccessPanel asset={data} />
           <AssetTracks asset={data} />
           <RenditionLadder assetId={data.id} ready={data.status === 'ready'} />
+          <QualityReportPanel assetId={data.id} ready={data.status === 'ready'} />
         </div>
       </div>
       <details className="rounded-md border border-zinc-200 bg-white">

@@ -3,6 +3,7 @@ import type { AssetJson } from '@/lib/schemas/asset';
 import type { MaxResolutionTier, PlaybackPolicy, VideoQuality } from '@/lib/schemas/asset-settings';
 import type { EncodeKind, EncodingLoad } from '@/lib/schemas/encoding-load';
 import type { LatencyMode, LiveStreamJson, LiveStreamStatus } from '@/lib/schemas/live-stream';
+import type { QualityReportJson, RungQuality } from '@/lib/schemas/quality-report';
 import type { RenditionJson } from '@/lib/schemas/rendition-status';
 import type { TrackJson } from '@/lib/schemas/track';
 import type { UploadJson } from '@/lib/schemas/upload';
@@ -10,7 +11,7 @@ import type { WebhookDeliveryJson, WebhookEndpointJson } from '@/lib/schemas/web
 
 // Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
 
-export type { AccessTokenJson, AssetJson, EncodeKind, LatencyMode, LiveStreamJson, LiveStreamStatus, MaxResolutionTier, PlaybackPolicy, RenditionJson, TrackJson, UploadJson, VideoQuality, WebhookDeliveryJson, WebhookEndpointJson };
+export type { AccessTokenJson, AssetJson, EncodeKind, LatencyMode, LiveStreamJson, LiveStreamStatus, MaxResolutionTier, PlaybackPolicy, QualityReportJson, RenditionJson, RungQuality, TrackJson, UploadJson, VideoQuality, WebhookDeliveryJson, WebhookEndpointJson };
 /** One of asset.tracks: the video track, an audio or text track (or an old asset's probed audio). */
 export type AssetTrackJson = NonNullable<AssetJson['tracks']>[number];
 export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';

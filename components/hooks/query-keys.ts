@@ -4,6 +4,7 @@ export const queryKeys = {
   assetList: (params: { search: string; status: string; page: number }) => ['assets', 'list', params] as const,
   asset: (assetId: string) => ['assets', 'one', assetId] as const,
   assetRenditions: (assetId: string) => ['assets', 'renditions', assetId] as const,
+  assetQuality: (assetId: string) => ['assets', 'quality', assetId] as const,
   assetInputs: (assetId: string) => ['assets', 'inputs', assetId] as const,
   trackTranscript: (assetId: string, trackId: string) => ['assets', 'transcript', assetId, trackId] as const,
   accessTokens: ['access-tokens'] as const,
@@ -30,6 +31,9 @@ export const PREPARING_POLL_MS = 2000;
 
 // The ladder view follows encodes as they happen while the page is open.
 export const RENDITIONS_POLL_MS = 3000;
+
+// A quality report being measured is followed until it is ready (a few seconds per sampled segment).
+export const QUALITY_POLL_MS = 2000;
 
 // The encoding load is a live reading shown on every page; react-query pauses the interval while
 // the tab is hidden, so an idle tab costs the server nothing.

@@ -5,6 +5,7 @@ import { encodeAudioJob } from './definitions/encode-audio-job';
 import { encodeBackgroundRungsJob } from './definitions/encode-background-rungs-job';
 import { encodeBackgroundSegmentJob } from './definitions/encode-background-segment-job';
 import { ingestAssetJob } from './definitions/ingest-asset-job';
+import { measureQualityJob } from './definitions/measure-quality-job';
 import { prepareMasterJob } from './definitions/prepare-master-job';
 import { generateCaptionsJob, prepareAudioTrackJob, prepareTextTrackJob } from './definitions/track-jobs';
 
@@ -19,6 +20,7 @@ export const jobRegistry = {
   'prepare-text-track-job': prepareTextTrackJob,
   'prepare-audio-track-job': prepareAudioTrackJob,
   'generate-captions-job': generateCaptionsJob,
+  'measure-quality-job': measureQualityJob,
 } satisfies Record<string, JobDefinition<z.ZodType>>;
 
 export type JobName = keyof typeof jobRegistry;

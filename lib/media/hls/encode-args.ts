@@ -31,7 +31,7 @@ export const presetForRung = (rung: Rung): string =>
 export const X264_THREADS = 2;
 export const X264_PARAMS = 'sliced-threads=1';
 
-type SegmentWindow = {
+export type SegmentWindow = {
   seekSeconds: number;
   durationSeconds: number;
   // See encodeWindow: the input seek goes this far past the cut, and the trim filter (not the
@@ -243,6 +243,42 @@ export const buildMultiRungSegmentArgs = ({
       videoSegmentOutputArgs({ rung, durationSeconds, preset, video: ['-map', `[rung${index}]`], sourceColour, target: `pipe:${multiRungOutputFd(index)}` }),
     ),
   ];
+};
+
+/**
+ * The picture a segment encode of `rung` starts from, as chains of a larger graph reading the
+ * source from input `sourceInput` (seeked with `inputOptions`) and the watermark images from
+ * `firstImageInput` on, ending at `[output]`: what a quality measurement compares the encode with.
+ * The trim ends the picture with the window (an input `-t` would count from the keyframe the seek
+ * lands on, before the window, and cut it short).
+ */
+export const buildSegmentPictureGraph = ({
+  rung,
+  seekSeconds,
+  durationSeconds,
+  keyframeLookaheadSeconds = 0,
+  overlays = [],
+  sourceColour,
+  sourceInput,
+  firstImageInput,
+  output,
+}: SegmentWindow & {
+  rung: Rung;
+  overlays?: readonly OverlayImage[];
+  sourceColour?: SourceColour;
+  sourceInput: number;
+  firstImageInput: number;
+  output: string;
+}): { inputOptions: string[]; imageInputs: string[]; chains: string[] } => {
+  const window = windowArgs({ seekSeconds, durationSeconds, keyframeLookaheadSeconds });
+  const graph = buildVideoFilterGraph({
+    filters: `${window.trim},${pictureFor(rung, sourceColour)}`,
+    pixelFormat: 'yuv420p',
+    frame: rung,
+    overlays,
+    placement: { input: `${sourceInput}:v:0`, firstImageInput, output, labelPrefix: 'source' },
+  });
+  return { inputOptions: window.inputOptions, imageInputs: graph.inputs, chains: graph.chains };
 };
 
 // The init segment of a rung holds only the codec configuration (SPS/PPS), which libx264 derives
