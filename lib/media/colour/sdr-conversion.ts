@@ -55,6 +55,9 @@ const TO_SDR: Record<SourceColour, string> = {
  */
 export const toSdrFilters = (colour: SourceColour | null | undefined): string | null => (colour ? TO_SDR[colour] : null);
 
+/** A filter chain (the scaling to a rendition's size), then the conversion to SDR when the source needs one. */
+export const thenToSdr = (filters: string, colour: SourceColour | null | undefined): string => [filters, toSdrFilters(colour)].filter(Boolean).join(',');
+
 // zscale slices each frame over the filter threads, and its chroma resampling at the slice edges
 // makes the pixels depend on their number (1, 2 and 4 threads: three different segments). ffmpeg
 // defaults to one thread per CPU, and `-vf` and `-filter_complex` (a multi-rung run) count

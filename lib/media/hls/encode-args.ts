@@ -1,5 +1,5 @@
 import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE, type AudioOutputChannels } from './audio-plan';
-import { sdrFilterThreadArgs, sdrOutputTags, toSdrFilters, type SourceColour } from '../colour/sdr-conversion';
+import { sdrFilterThreadArgs, sdrOutputTags, thenToSdr, type SourceColour } from '../colour/sdr-conversion';
 import { buildVideoFilterArgs, buildVideoFilterGraph, type OverlayImage } from '../overlay/overlay-filter';
 import type { Rung } from './ladder';
 
@@ -75,8 +75,7 @@ const segmentInputArgs = (
 ];
 
 // Scaled to the rung, then (HDR and wide-gamut sources) converted to SDR BT.709 at that size.
-const pictureFor = (rung: Rung, sourceColour: SourceColour | undefined): string =>
-  [`scale=${rung.width}:${rung.height}:flags=bicubic`, toSdrFilters(sourceColour)].filter(Boolean).join(',');
+const pictureFor = (rung: Rung, sourceColour: SourceColour | undefined): string => thenToSdr(`scale=${rung.width}:${rung.height}:flags=bicubic`, sourceColour);
 
 // The output options of one rung's segment, up to and including its target: the options of
 // `video` (the filter and/or `-map` giving the rung's picture) sit among them.

@@ -1,4 +1,4 @@
-import { toSdrFilters, type SourceColour } from '../colour/sdr-conversion';
+import { thenToSdr, type SourceColour } from '../colour/sdr-conversion';
 import { buildVideoFilterArgs, type OverlayImage } from '../overlay/overlay-filter';
 import type { StoryboardLayout } from './storyboard-layout';
 import type { Size } from './thumbnail-geometry';
@@ -17,7 +17,7 @@ const RAW_RGB_TO_STDOUT = ['-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_f
 const seekArgs = (seconds: number) => (seconds > 0 ? ['-ss', seconds.toFixed(6)] : []);
 // Scaled to the image's size, then (HDR and wide-gamut sources) converted to SDR BT.709 at that size.
 const pictureFor = ({ width, height }: Size, sourceColour: SourceColour | undefined, flags = 'bicubic') =>
-  [`scale=${width}:${height}:flags=${flags}`, toSdrFilters(sourceColour)].filter(Boolean).join(',');
+  thenToSdr(`scale=${width}:${height}:flags=${flags}`, sourceColour);
 
 export const rgbFrameBytes = ({ width, height }: Size): number => width * height * 3;
 

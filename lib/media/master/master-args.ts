@@ -13,9 +13,8 @@ const REMUXABLE_AUDIO = new Set(['aac', 'mp3']);
 export type MasterPlan = { mode: 'remux' | 'encode'; extension: 'mp4' | 'm4a'; audioOnly: boolean; hevc: boolean; sourceColour?: SourceColour };
 
 export const planMaster = (probe: MediaProbe): MasterPlan => {
-  const found = primaryVideo(probe);
-  // Cover art in an audio file is not video: its master is audio only.
-  const video = found && !found.isAttachedPicture ? found : null;
+  // Cover art in an audio file is not video (primaryVideo skips it): its master is audio only.
+  const video = primaryVideo(probe);
   const audio = primaryAudio(probe);
   const audioOnly = video === null;
   const videoOk = video === null || REMUXABLE_VIDEO.has(video.codec);

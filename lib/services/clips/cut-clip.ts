@@ -26,8 +26,7 @@ export const cutClip = async ({ inputsJson, sourcePath, signal }: { inputsJson: 
   const source = await getDb().asset.findUnique({ where: { id: sourceAssetId }, select: { status: true, probeJson: true } });
   if (!source || source.status !== 'ready' || !source.probeJson) throw new MediaInputError(`The source asset ${sourceAssetId} is no longer available`);
   const probe = JSON.parse(source.probeJson) as MediaProbe;
-  const found = primaryVideo(probe);
-  const video = found && !found.isAttachedPicture ? found : null;
+  const video = primaryVideo(probe);
   const env = getEnv();
   const from = await sourceInput(sourceAssetId);
   const temporary = path.join(path.dirname(sourcePath), `.clip-${generateId()}.mp4.tmp`);

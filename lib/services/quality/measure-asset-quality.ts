@@ -6,6 +6,7 @@ import { getEnv } from '../../env';
 import { encodeWindow } from '../../media/hls/segment-plan';
 import type { Rung } from '../../media/hls/ladder';
 import { buildSegmentQualityArgs, psnrOf, readSegmentQuality, type SegmentQuality } from '../../media/quality/segment-quality';
+import type { OverlayImage } from '../../media/overlay/overlay-filter';
 import { runProcess } from '../../media/run-process';
 import { sourceInput } from '../inputs/source-input';
 import { overlayImages } from '../playback/overlay-images';
@@ -29,7 +30,10 @@ export const sampledSegments = (segmentCount: number): number[] =>
 
 type Sample = SegmentQuality & { bytes: number; seconds: number };
 
-const scoreSegment = async ({ assetId, plan, rung, index, signal }: { assetId: string; plan: PlaybackPlan; rung: Rung; index: number; signal: AbortSignal }): Promise<Sample> => {
+// What every sample of one measurement reads: the asset's plan, its source and its watermarks.
+type Measured = { assetId: string; plan: PlaybackPlan; inputPath: string; overlays: OverlayImage[]; signal: AbortSignal };
+
+const scoreSegment = async ({ assetId, plan, inputPath, overlays, signal }: Measured, rung: Rung, index: number): Promise<Sample> => {
   const video = plan.video!;
   const mediaPath = await ensureVideoSegment({ assetId, plan, rung, index, priority: ENCODE_PRIORITY.background });
   const initPath = await ensureInitSegment({ assetId, plan, rung });
@@ -42,11 +46,11 @@ const scoreSegment = async ({ assetId, plan, rung, index, signal }: { assetId: s
       command: getEnv().ffmpegPath,
       args: buildSegmentQualityArgs({
         encodedPath,
-        inputPath: await sourceInput(assetId),
+        inputPath,
         rung,
         window: encodeWindow(video, index),
         sourceColour: plan.sourceColour,
-        overlays: await overlayImages(assetId, plan),
+        overlays,
         statsDir: scratch,
       }),
       signal,
@@ -80,12 +84,16 @@ const summarise = (rung: Rung, samples: readonly Sample[]): RungQuality => {
   };
 };
 
-const storeReport = async (assetId: string, requestedAt: string, report: StoredQualityReport): Promise<void> => {
-  // Only the measurement asked for writes its outcome: a newer request (or a deleted asset) wins.
+// Writes the outcome of the measurement requested at `requestedAt` (any one still measuring when
+// absent): a newer request (or a deleted asset) wins, and the write is conditional on the row
+// still holding the request read.
+const settleReport = async (assetId: string, outcome: (requestedAt: string) => StoredQualityReport, requestedAt?: string): Promise<void> => {
   const asset = await getDb().asset.findUnique({ where: { id: assetId }, select: { qualityReportJson: true } });
-  const current = parseStoredReport(asset?.qualityReportJson ?? null);
-  if (current?.status !== 'measuring' || current.requested_at !== requestedAt) return;
-  await getDb().asset.updateMany({ where: { id: assetId, qualityReportJson: asset!.qualityReportJson }, data: { qualityReportJson: JSON.stringify(report) } });
+  if (!asset) return;
+  const current = parseStoredReport(asset.qualityReportJson);
+  if (current?.status !== 'measuring' || (requestedAt !== undefined && current.requested_at !== requestedAt)) return;
+  const report = outcome(current.requested_at);
+  await getDb().asset.updateMany({ where: { id: assetId, qualityReportJson: asset.qualityReportJson }, data: { qualityReportJson: JSON.stringify(report) } });
 };
 
 export const measureAssetQuality = async ({ assetId, signal }: { assetId: string; signal: AbortSignal }): Promise<void> => {
@@ -93,27 +101,29 @@ export const measureAssetQuality = async ({ assetId, signal }: { assetId: string
   const requested = parseStoredReport(asset?.qualityReportJson ?? null);
   if (!asset?.planJson || asset.status !== 'ready' || requested?.status !== 'measuring') return;
   const plan = JSON.parse(asset.planJson) as PlaybackPlan;
+  const measured: Measured = { assetId, plan, inputPath: await sourceInput(assetId), overlays: await overlayImages(assetId, plan), signal };
   const indexes = sampledSegments(plan.video?.segments.length ?? 0);
   const rungs: RungQuality[] = [];
   for (const rung of plan.rungs.filter((candidate) => !candidate.isBackground)) {
     const samples: Sample[] = [];
-    for (const index of indexes) samples.push(await scoreSegment({ assetId, plan, rung, index, signal }));
+    for (const index of indexes) samples.push(await scoreSegment(measured, rung, index));
     if (samples.length > 0) rungs.push(summarise(rung, samples));
   }
-  await storeReport(assetId, requested.requested_at, {
-    status: 'ready',
-    requested_at: requested.requested_at,
-    measured_at: new Date().toISOString(),
-    sampled_segments: indexes,
-    rungs,
-  });
+  const measuredAt = new Date().toISOString();
+  await settleReport(
+    assetId,
+    (requestedAt) => ({ status: 'ready', requested_at: requestedAt, measured_at: measuredAt, sampled_segments: indexes, rungs }),
+    requested.requested_at,
+  );
 };
 
 /** The job gave up: the report says why. */
 export const giveUpQualityReport = async (assetId: string, error: unknown): Promise<void> => {
-  const asset = await getDb().asset.findUnique({ where: { id: assetId }, select: { qualityReportJson: true } });
-  const requested = parseStoredReport(asset?.qualityReportJson ?? null);
-  if (requested?.status !== 'measuring') return;
   const message = error instanceof Error ? error.message : String(error);
-  await storeReport(assetId, requested.requested_at, { status: 'errored', requested_at: requested.requested_at, measured_at: new Date().toISOString(), error: `The quality could not be measured: ${message}` });
+  await settleReport(assetId, (requestedAt) => ({
+    status: 'errored',
+    requested_at: requestedAt,
+    measured_at: new Date().toISOString(),
+    error: `The quality could not be measured: ${message}`,
+  }));
 };
