@@ -10,6 +10,8 @@ export const DEFAULT_ASSET_SETTINGS: NewAssetSettings = {
 };
 
 // Tier, max resolution and playback policy: shared by "create from URL" and the upload settings.
+// The server refuses a max resolution above 1080p with "basic" only ("plus" and "premium" allow
+// 1440p and 2160p), and says so in the error the form shows.
 export function AssetSettingsFields({
   value,
   onChange,
@@ -26,6 +28,7 @@ export function AssetSettingsFields({
       >
         <option value="basic">basic</option>
         <option value="plus">plus</option>
+        <option value="premium">premium</option>
       </SelectField>
       <SelectField
         label="Max resolution"

@@ -71,7 +71,7 @@ export function StaticRenditionsPanel({ asset, origin }: { asset: AssetJson; ori
         ))}
       </ul>
       {basic ? (
-        <p className="text-sm text-zinc-600">MP4 downloads need video quality “plus”; this asset is “basic”.</p>
+        <p className="text-sm text-zinc-600">MP4 downloads need video quality “plus” or “premium”; this asset is “basic”.</p>
       ) : (
         <div className="flex items-end gap-2">
           <label className="text-sm font-medium">

@@ -107,6 +107,9 @@ test.describe('creating an asset from a URL', () => {
     { body: { encoding_tier: 'baseline' }, video_quality: 'basic', encoding_tier: 'baseline' },
     { body: { video_quality: 'plus' }, video_quality: 'plus', encoding_tier: 'smart' },
     { body: { encoding_tier: 'smart' }, video_quality: 'plus', encoding_tier: 'smart' },
+    { body: { video_quality: 'premium' }, video_quality: 'premium', encoding_tier: 'premium' },
+    { body: { encoding_tier: 'premium' }, video_quality: 'premium', encoding_tier: 'premium' },
+    { body: { video_quality: 'premium', max_resolution_tier: '2160p' }, video_quality: 'premium', encoding_tier: 'premium' },
   ];
   for (const quality of qualityNames) {
     test(`echoes both quality names for ${JSON.stringify(quality.body)}`, async ({ media, fixtures }) => {

@@ -116,14 +116,18 @@ test('a clip is frame-accurate at both ends with its audio in sync; a clip of th
   await expectCut(await masterFile(ofClip.id, 'clip-of-clip.mp4'), { first: 48, last: 77 });
 });
 
-test('a clip is always plus (smart), from a basic source and when basic is asked for', async () => {
-  test.setTimeout(180_000);
+test('a clip is plus (smart), from a basic source and when basic is asked for; premium only when the clip asks for it', async () => {
+  test.setTimeout(300_000);
   const basic = await api.createAsset({ inputs: [{ url: media.fileUrl('source.mp4') }], playback_policies: ['public'], video_quality: 'basic' });
   expect((await api.waitForStatus(basic.id)).encoding_tier).toBe('baseline');
   const clip = await createClip(basic.id, { start_time: 1, end_time: 3 });
   expect(clip).toMatchObject({ video_quality: 'plus', encoding_tier: 'smart' });
   const askedBasic = await createClip(basic.id, { start_time: 1, end_time: 3 }, { video_quality: 'basic' });
   expect(askedBasic).toMatchObject({ video_quality: 'plus', encoding_tier: 'smart' });
+  const askedPremium = await createClip(basic.id, { start_time: 1, end_time: 3 }, { video_quality: 'premium' });
+  expect(askedPremium).toMatchObject({ video_quality: 'premium', encoding_tier: 'premium' });
+  const askedPremiumTier = await createClip(basic.id, { start_time: 1, end_time: 3 }, { encoding_tier: 'premium' });
+  expect(askedPremiumTier).toMatchObject({ video_quality: 'premium', encoding_tier: 'premium' });
 });
 
 test('start_time alone runs to the end of the source; an audio-only source gives an audio-only clip', async () => {

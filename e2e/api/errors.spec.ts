@@ -42,6 +42,11 @@ test.describe('400 invalid_parameters on POST /video/v1/assets', () => {
     { name: '`playback_policies: ["drm"]`', body: (url) => ({ inputs: [{ url }], playback_policies: ['drm'] }), field: /playback_polic/ },
     { name: 'unknown video_quality', body: (url) => ({ inputs: [{ url }], video_quality: 'ultra' }), field: /video_quality/ },
     { name: 'unknown encoding_tier', body: (url) => ({ inputs: [{ url }], encoding_tier: 'turbo' }), field: /encoding_tier/ },
+    {
+      name: 'encoding_tier smart + video_quality premium (they disagree)',
+      body: (url) => ({ inputs: [{ url }], encoding_tier: 'smart', video_quality: 'premium' }),
+      field: /encoding_tier.*video_quality.*disagree/,
+    },
     { name: 'unknown max_resolution_tier', body: (url) => ({ inputs: [{ url }], max_resolution_tier: '720p' }), field: /max_resolution_tier/ },
     {
       name: 'encoding_tier baseline + max_resolution_tier 2160p',

@@ -115,6 +115,21 @@ test('create options: latency modes and their reconnect-window defaults, depreca
   });
 });
 
+test('recording quality premium: accepted on create under either name, and by PATCH over a stored encoding_tier', async () => {
+  const created = await api.post('/video/v1/live-streams', { new_asset_settings: { playback_policies: ['public'], video_quality: 'premium' } });
+  expect(created.status, created.text).toBe(201);
+  expect(remember(created.json.data).new_asset_settings).toEqual({ playback_policies: ['public'], video_quality: 'premium' });
+  const byTier = await api.post('/video/v1/live-streams', { new_asset_settings: { playback_policies: ['public'], encoding_tier: 'premium' } });
+  expect(byTier.status, byTier.text).toBe(201);
+  expect(remember(byTier.json.data).new_asset_settings).toEqual({ playback_policies: ['public'], encoding_tier: 'premium' });
+  const smart = await api.post('/video/v1/live-streams', { new_asset_settings: { playback_policies: ['public'], encoding_tier: 'smart' } });
+  expect(smart.status, smart.text).toBe(201);
+  const smartId = remember(smart.json.data).id as string;
+  const patched = await api.patch(`/video/v1/live-streams/${smartId}`, { new_asset_settings: { video_quality: 'premium' } });
+  expect(patched.status, patched.text).toBe(200);
+  expect(patched.json.data.new_asset_settings).toEqual({ playback_policies: ['public'], video_quality: 'premium' });
+});
+
 test('update: the documented subset changes, recording settings merge, and a retrieve shows the same', async () => {
   const updated = await mux.video.liveStreams.update(stream.id, {
     latency_mode: 'low',

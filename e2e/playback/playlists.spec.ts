@@ -8,6 +8,7 @@ import {
   expect,
   loadMultivariant,
   multivariantUrl,
+  pollMultivariant,
   test,
   type PlaybackFixtureName,
 } from '../support/playback';
@@ -254,4 +255,33 @@ test('status codes: 404 unknown/deleted, 412 preparing/errored, 400 malformed, 4
   expect(deleted.status, deleted.text).toBe(204);
   await sleep(200);
   for (const path of [...playbackPaths(ready.playbackId), ...playbackPaths(secondId)]) await expectStatus(path, 404);
+});
+
+test('AVERAGE-BANDWIDTH says what each rung was encoded at; BANDWIDTH bounds every segment', async ({ playbackFixtures, playbackMedia }) => {
+  test.setTimeout(180_000);
+  const { playbackId } = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('landscape720p')));
+  const url = multivariantUrl(server, playbackId);
+  const before = await loadMultivariant(url);
+  const encoded = new Map<string, number>();
+  for (const variant of before.video) {
+    const playlist = parseMediaPlaylist((await httpGet(variant.url)).text, variant.url);
+    let bits = 0;
+    for (const segment of playlist.segments) {
+      const media = await httpGet(segment.url);
+      expect(media.status, segment.url).toBe(200);
+      bits += media.body.length * 8;
+      expect.soft((media.body.length * 8) / segment.duration, `${segment.url} against BANDWIDTH=${variant.bandwidth} less audio`).toBeLessThanOrEqual(variant.bandwidth - 128_000);
+    }
+    // Video bits per second, and the 128 kb/s audio every variant plays with.
+    encoded.set(variant.name, bits / playlist.totalDuration + 128_000);
+  }
+  // Answers from memory are reused for up to 10 s (the playlist's max-age).
+  const close = (variant: { name: string; averageBandwidth: number | undefined }) =>
+    variant.averageBandwidth !== undefined && Math.abs(variant.averageBandwidth / encoded.get(variant.name)! - 1) < 0.015;
+  const after = await pollMultivariant(url, (playlist) => playlist.video.every(close), { timeoutMs: 15_000, intervalMs: 1_000 });
+  for (const variant of after.video) {
+    expect.soft(variant.averageBandwidth, `AVERAGE-BANDWIDTH of ${variant.name} (encoded ${Math.round(encoded.get(variant.name)!)})\n${after.text}`).toBeDefined();
+    expect.soft(close(variant), `AVERAGE-BANDWIDTH=${variant.averageBandwidth} of ${variant.name} against ${Math.round(encoded.get(variant.name)!)} encoded`).toBe(true);
+    expect.soft(variant.bandwidth, `BANDWIDTH of ${variant.name} does not move`).toBe(before.video.find((entry) => entry.name === variant.name)?.bandwidth);
+  }
 });

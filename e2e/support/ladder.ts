@@ -1,7 +1,7 @@
 // The rendition ladder the playback contract promises for a source, computed independently of the
 // server so the specs can compare the multivariant playlist with it rung by rung.
 
-export type EncodingTier = 'smart' | 'baseline';
+export type EncodingTier = 'smart' | 'baseline' | 'premium';
 export type ResolutionTier = '1080p' | '1440p' | '2160p';
 
 export type ExpectedRung = {
@@ -22,6 +22,8 @@ export type ExpectedRung = {
 export const LADDER_HEIGHTS: Record<EncodingTier, number[]> = {
   smart: [270, 360, 540, 720, 1080, 1440, 2160],
   baseline: [360, 540, 720, 1080],
+  // Premium has plus's rungs; only its quality target per segment is higher.
+  premium: [270, 360, 540, 720, 1080, 1440, 2160],
 };
 
 export const TIER_HEIGHT: Record<ResolutionTier, number> = { '1080p': 1080, '1440p': 1440, '2160p': 2160 };

@@ -11,7 +11,7 @@ import { TOPOLOGIES } from './scaled-deployment';
 
 // The command line of `npm run bench`: what to measure and how often.
 
-export const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector', 'capacity', 'chaos'] as const;
+export const ONLY = ['time-to-ready', 'segments', 'delivery', 'cold-playback', 'upload-throughput', 'load', 'static-renditions', 'captions', 'live', 'collector', 'capacity', 'chaos', 'quality'] as const;
 export type OnlyPart = (typeof ONLY)[number];
 
 export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --only ${ONLY.join('|')}] [options]
@@ -52,6 +52,11 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  idle machine (the physical limit), then for N = 1, 2, 4, 6, 8, 10 a server of its own, N
                  camera-like assets created at once and 5 viewers on each the moment they are ready
                  (playback starts on the first segment); the largest N again on cached ladders (control)
+  --only quality picture quality per bit (about 15 min, no server): five kinds of content (animation, phone
+                 camera, slides, grain, a dark scene), every just-in-time rung up to 1080p encoded per segment
+                 as the server does with the fixed-average ladder of before, plus, premium and plus with
+                 B-frames; bytes, peak segment against the declared BANDWIDTH, SSIM/PSNR, cold segment time.
+                 Writes to --out (e.g. --out bench/quality)
   --only chaos   the chaos soak (about 15 min): a cluster of its own (nginx, 2 app nodes, 2 workers, a
                  private PostgreSQL and Redis, Swift S3 behind a fault proxy) under mixed load (creates,
                  chunked uploads, viewers, a broadcast, webhooks, API reads) while faults come one after

@@ -34,7 +34,7 @@ export type Target = {
 
 export type BenchResults = {
   schema: 'keyframe-bench/2';
-  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions' | 'live' | 'collector' | 'capacity' | 'chaos';
+  mode: 'full' | 'quick' | 'upload-throughput' | 'time-to-ready' | 'segments' | 'cold-playback' | 'delivery' | 'load' | 'static-renditions' | 'captions' | 'live' | 'collector' | 'capacity' | 'chaos' | 'quality';
   startedAt: string;
   finishedAt: string;
   durationSeconds: number;

@@ -27,6 +27,7 @@ import { measureIdleMemory } from './idle-memory';
 import { ensureInput, inputLabel, type BenchInput, type InputSpec } from './inputs';
 import { DEFAULT_LIVE_OPTIONS, measureLiveOnFreshServer } from './live';
 import { measureCapacity } from './capacity';
+import { runQualityBench } from './quality-bench';
 import { measureLoadOnFreshServer } from './load';
 import { machineInfo, phaseMeter, sampleLoad, waitForQuiet, type LoadSnapshot, type PhaseCpu } from './machine';
 import type { BenchResults, PhaseOutcome } from './bench-results';
@@ -78,6 +79,7 @@ const main = async (): Promise<number> => {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (options.only === 'quality') return runQualityBench({ outDir: options.outDir, workDir: WORK_DIR, sharedMediaDir: SHARED_MEDIA_DIR, log });
   const { quick, only, mode, uploadRuns, outDir, skipBaseline, runs, samples, captionsRuns, playbackRuns, deliveryOptions, loadOptions, capacityOptions } = options;
   const { scaledRequested, topologies, waitIdleMinutes, ingestTimings, readySpecs, specs } = options;
   const { doReady, doSegments, doDelivery, doUploads, doPlayback, doLoad, doStatic, doCaptions, doLive, doCollector, doCapacity, doChaos, mainServer, doScaled } = options.parts;

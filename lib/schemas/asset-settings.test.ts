@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { assetSettingsSchema, normalizeAssetSettings } from './asset-settings';
+import { assetSettingsSchema, normalizeAssetSettings, videoQualityFor } from './asset-settings';
 
 const normalize = (body: unknown, inputUrl: 'required' | 'forbidden' = 'required') =>
   normalizeAssetSettings(assetSettingsSchema.parse(body), { inputUrl });
@@ -41,6 +41,40 @@ describe('normalizeAssetSettings', () => {
   });
 
   test.each([
+    { video_quality: 'premium' },
+    { encoding_tier: 'premium' },
+    { video_quality: 'premium', encoding_tier: 'premium' },
+  ] as const)('maps %j to the premium tier', (quality) => {
+    const result = normalize({ input: 'https://e.com/a', ...quality });
+    expect(result.ok && result.settings.encodingTier).toBe('premium');
+  });
+
+  test('premium has what plus has: 2160p/1440p, MP4s, extra audio tracks and generated captions', () => {
+    const withEverything = (quality: Record<string, string>) =>
+      normalize({
+        inputs: [
+          { url: 'https://e.com/a', generated_subtitles: [{ language_code: 'en' }] },
+          { url: 'https://e.com/es.m4a', type: 'audio', language_code: 'es' },
+        ],
+        max_resolution_tier: '2160p',
+        static_renditions: [{ resolution: 'highest' }],
+        ...quality,
+      });
+    expect(withEverything({ video_quality: 'premium' })).toMatchObject({ ok: true, settings: { encodingTier: 'premium', maxResolutionTier: '2160p' } });
+    expect(withEverything({ encoding_tier: 'premium' })).toMatchObject({ ok: true, settings: { encodingTier: 'premium', maxResolutionTier: '2160p' } });
+    expect(normalize({ input: 'https://e.com/a', video_quality: 'premium', max_resolution_tier: '1440p', mp4_support: 'capped-1080p' })).toMatchObject({
+      ok: true,
+      settings: { encodingTier: 'premium', maxResolutionTier: '1440p', mp4Support: 'capped-1080p' },
+    });
+  });
+
+  test('videoQualityFor names each stored tier as video_quality', () => {
+    expect(videoQualityFor('baseline')).toBe('basic');
+    expect(videoQualityFor('smart')).toBe('plus');
+    expect(videoQualityFor('premium')).toBe('premium');
+  });
+
+  test.each([
     [{ input: 'https://e.com/a', encoding_tier: 'baseline', max_resolution_tier: '2160p' }, /limited to 1080p/],
     [{ input: 'https://e.com/a', video_quality: 'basic', max_resolution_tier: '1440p' }, /limited to 1080p/],
     [{ input: 'https://e.com/a', encoding_tier: 'baseline', mp4_support: 'standard' }, /not available with video_quality "basic"/],
@@ -56,7 +90,8 @@ describe('normalizeAssetSettings', () => {
     [{ inputs: [{ url: 'https://e.com/a', overlay_settings: {} }] }, /additional input \(the image\)/],
     [{ inputs: [{ url: 'https://e.com/a' }, { overlay_settings: {} }] }, /needs the URL of a PNG or JPEG/],
     [{ input: 'https://e.com/a', playback_policy: 'drm' }, /drm/],
-    [{ input: 'https://e.com/a', video_quality: 'premium' }, /premium/],
+    [{ input: 'https://e.com/a', encoding_tier: 'smart', video_quality: 'premium' }, /disagree/],
+    [{ input: 'https://e.com/a', encoding_tier: 'premium', video_quality: 'plus' }, /disagree/],
     [{ input: 'https://e.com/a', encoding_tier: 'baseline', video_quality: 'plus' }, /disagree/],
     [{ input: 'https://e.com/a', inputs: [{ url: 'https://e.com/b' }] }, /either inputs or input/],
     [{}, /at least one input/],
@@ -65,8 +100,8 @@ describe('normalizeAssetSettings', () => {
     [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/s.vtt', type: 'text', language_code: 'not a language!' }] }, /BCP-47/],
     [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/b' }] }, /must be a watermark \(overlay_settings\), an audio track/],
     [{ inputs: [{ url: 'https://e.com/a', generated_subtitles: [{ language_code: 'xx' }] }] }, /generated_subtitles\[0\].language_code: must be one of en, es/],
-    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/es.m4a', type: 'audio', language_code: 'es' }], video_quality: 'basic' }, /additional audio tracks are available with video_quality "plus" only/],
-    [{ inputs: [{ url: 'https://e.com/a', generated_subtitles: [{ language_code: 'en' }] }], video_quality: 'basic' }, /auto-generated captions are available with video_quality "plus" only/],
+    [{ inputs: [{ url: 'https://e.com/a' }, { url: 'https://e.com/es.m4a', type: 'audio', language_code: 'es' }], video_quality: 'basic' }, /additional audio tracks are available with video_quality "plus" or "premium" only/],
+    [{ inputs: [{ url: 'https://e.com/a', generated_subtitles: [{ language_code: 'en' }] }], video_quality: 'basic' }, /auto-generated captions are available with video_quality "plus" or "premium" only/],
   ])('rejects %j', (body, fragment) => expectProblem(body, fragment));
 
   test('accepts audio and subtitle inputs and generated subtitles, on both tiers where they apply', () => {

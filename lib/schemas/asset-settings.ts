@@ -74,7 +74,7 @@ export type AssetInput = z.infer<typeof inputSchema>;
 // Declared with the ladder they shape; here too for the dashboard, which may not import lib/media.
 export type { EncodingTier, MaxResolutionTier };
 export type PlaybackPolicy = 'public' | 'signed';
-export type VideoQuality = 'basic' | 'plus';
+export type VideoQuality = 'basic' | 'plus' | 'premium';
 
 export type NormalizedAssetSettings = {
   inputs: AssetInput[];
@@ -101,9 +101,10 @@ export type ClipSettings = { sourceAssetId: string; startTime: number | undefine
 export const MIN_CLIP_SECONDS = 0.5;
 const CLIP_URL = /^mux:\/\/assets\/([A-Za-z0-9]+)$/;
 
-const QUALITY_TO_TIER = { basic: 'baseline', plus: 'smart', premium: 'premium' } as const;
+const QUALITY_TO_TIER = { basic: 'baseline', plus: 'smart', premium: 'premium' } as const satisfies Record<VideoQuality, EncodingTier>;
+const TIER_TO_QUALITY = { baseline: 'basic', smart: 'plus', premium: 'premium' } as const satisfies Record<EncodingTier, VideoQuality>;
 
-export const videoQualityFor = (tier: EncodingTier): VideoQuality => (tier === 'baseline' ? 'basic' : 'plus');
+export const videoQualityFor = (tier: EncodingTier): VideoQuality => TIER_TO_QUALITY[tier];
 
 const toList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
@@ -197,9 +198,8 @@ export const normalizeAssetSettings = (
       `encoding_tier "${body.encoding_tier}" and video_quality "${body.video_quality}" disagree; send only video_quality`,
     );
   }
-  const requestedTier = tierFromQuality ?? body.encoding_tier ?? 'smart';
-  if (requestedTier === 'premium') problems.push('video_quality: "premium" is not supported by this server; use "plus" or "basic"');
-  const encodingTier: EncodingTier = requestedTier === 'baseline' ? 'baseline' : 'smart';
+  // `premium` has everything `plus` has (only `basic` is limited below); its ladder aims higher.
+  const encodingTier: EncodingTier = tierFromQuality ?? body.encoding_tier ?? 'smart';
   const maxResolutionTier = body.max_resolution_tier ?? '1080p';
 
   if (encodingTier === 'baseline' && maxResolutionTier !== '1080p') {
@@ -220,10 +220,10 @@ export const normalizeAssetSettings = (
   problems.push(...staticRenditionProblems(staticRenditions));
   if (encodingTier === 'baseline') {
     if (inputs.some((input) => input.type === 'audio')) {
-      problems.push('inputs: additional audio tracks are available with video_quality "plus" only, not "basic" (encoding_tier "baseline")');
+      problems.push('inputs: additional audio tracks are available with video_quality "plus" or "premium" only, not "basic" (encoding_tier "baseline")');
     }
     if (primary?.generated_subtitles?.length) {
-      problems.push('inputs[0].generated_subtitles: auto-generated captions are available with video_quality "plus" only, not "basic" (encoding_tier "baseline")');
+      problems.push('inputs[0].generated_subtitles: auto-generated captions are available with video_quality "plus" or "premium" only, not "basic" (encoding_tier "baseline")');
     }
   }
   if (body.normalize_audio) problems.push('normalize_audio: audio normalisation is not supported yet');

@@ -66,6 +66,10 @@ describe('serializeAsset', () => {
     });
   });
 
+  test('a premium asset is video_quality and encoding_tier "premium"', () => {
+    expect(serializeAsset({ ...base, encodingTier: 'premium' })).toMatchObject({ video_quality: 'premium', encoding_tier: 'premium' });
+  });
+
   test('a ready asset carries media fields, playback ids, meta and passthrough', () => {
     const json = serializeAsset({
       ...base,

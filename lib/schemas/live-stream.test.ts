@@ -81,6 +81,12 @@ describe('normalizeCreateLiveStream', () => {
     expect(problems({ new_asset_settings: { playback_policies: ['public'], ...settings } })).toEqual([expect.stringMatching(/smart tier only/)]);
   });
 
+  test.each([{ video_quality: 'premium' }, { encoding_tier: 'premium' }] as const)('%o gives premium recordings', (settings) => {
+    const value = created({ new_asset_settings: { playback_policies: ['public'], ...settings } });
+    expect(JSON.parse(value.newAssetSettingsJson!)).toEqual({ playback_policies: ['public'], ...settings });
+    expect(recordingAssetSettings(value.newAssetSettingsJson!)).toMatchObject({ encodingTier: 'premium' });
+  });
+
   test('asset options a recording cannot have are refused by name', () => {
     const messages = problems({ new_asset_settings: { inputs: [{ url: 'https://example.com/logo.png', overlay_settings: {} }], copy_overlays: false } });
     expect(messages).toEqual([expect.stringMatching(/inputs, copy_overlays cannot be applied to a live stream's recording/)]);
@@ -181,10 +187,18 @@ describe('normalizeUpdateLiveStream', () => {
     });
   });
 
-  test('new_asset_settings: basic and premium quality, mp4_support beside static_renditions and other keys are refused', () => {
+  test('new_asset_settings: video_quality premium is stored and replaces a stored encoding_tier', () => {
+    const outcome = update(idleStream, { new_asset_settings: { video_quality: 'premium' } });
+    expect(outcome.ok && JSON.parse(outcome.value.newAssetSettingsJson!)).toEqual({ video_quality: 'premium' });
+    const smart = { ...idleStream, newAssetSettingsJson: JSON.stringify({ playback_policies: ['public'], encoding_tier: 'smart' }) };
+    const premium = update(smart, { new_asset_settings: { video_quality: 'premium' } });
+    expect(premium.ok && JSON.parse(premium.value.newAssetSettingsJson!)).toEqual({ playback_policies: ['public'], video_quality: 'premium' });
+    expect(premium.ok && recordingAssetSettings(premium.value.newAssetSettingsJson!).encodingTier).toBe('premium');
+  });
+
+  test('new_asset_settings: basic quality, mp4_support beside static_renditions and other keys are refused', () => {
     const withStatic = { ...idleStream, newAssetSettingsJson: JSON.stringify({ static_renditions: [{ resolution: 'highest' }] }) };
     expect(update(idleStream, { new_asset_settings: { video_quality: 'basic' } })).toMatchObject({ ok: false, messages: [expect.stringMatching(/smart tier only/)] });
-    expect(update(idleStream, { new_asset_settings: { video_quality: 'premium' } })).toMatchObject({ ok: false, messages: [expect.stringMatching(/premium/)] });
     expect(update(withStatic, { new_asset_settings: { mp4_support: 'capped-1080p' } })).toMatchObject({ ok: false, messages: [expect.stringMatching(/cannot be used together/)] });
     expect(updateLiveStreamSchema.safeParse({ new_asset_settings: { playback_policies: ['signed'] } }).success).toBe(false);
   });

@@ -126,7 +126,7 @@ export const unsupportedLiveSubresource = (segment: string | undefined): string 
 type Outcome<T> = { ok: true; value: T } | { ok: false; messages: string[] };
 
 const LIVE_IS_SMART_ONLY =
-  'new_asset_settings: live streams are smart tier only; video_quality "basic" (encoding_tier "baseline") is not available for their recordings, use "plus"';
+  'new_asset_settings: live streams are smart tier only; video_quality "basic" (encoding_tier "baseline") is not available for their recordings, use "plus" or "premium"';
 
 /**
  * A stream's recording settings: the asset options every recording is created with, checked
@@ -246,7 +246,11 @@ const storedRecordingSettings = (json: string | null): AssetSettingsBody =>
  * cannot join static_renditions, and so on).
  */
 export const mergeRecordingSettings = (current: string | null, changes: Partial<AssetSettingsBody>): Outcome<string> => {
-  const merged: AssetSettingsBody = { ...storedRecordingSettings(current), ...changes };
+  const stored = storedRecordingSettings(current);
+  // A new video_quality replaces the stored tier under either name: a stream created with
+  // encoding_tier "smart" may be PATCHed to video_quality "premium" without the two disagreeing.
+  const { encoding_tier: _replacedTier, ...storedWithoutTier } = stored;
+  const merged: AssetSettingsBody = { ...(changes.video_quality === undefined ? stored : storedWithoutTier), ...changes };
   const recording = normalizeRecordingSettings(merged);
   return recording.ok ? { ok: true, value: JSON.stringify(recording.value) } : recording;
 };

@@ -33,8 +33,24 @@ describe('buildVideoSegmentArgs', () => {
     expect(valueAfter(args, '-bf')).toBe('0');
     expect(valueAfter(args, '-g')).toBe('60');
     expect(valueAfter(args, '-sc_threshold')).toBe('0');
-    expect(valueAfter(args, '-b:v')).toBe('2500000');
-    expect(valueAfter(args, '-maxrate')).toBe('3750000');
+  });
+
+  test('capped CRF: the tier quality target under a VBV cap of 0.9 × nominal with half a second of buffer', () => {
+    expect(valueAfter(args, '-crf')).toBe('20');
+    expect(valueAfter(args, '-maxrate')).toBe('2250000');
+    expect(valueAfter(args, '-bufsize')).toBe('1125000');
+    expect(args).not.toContain('-b:v');
+  });
+
+  test('a rung of a plan made before capped CRF keeps its average bitrate (its segments stay byte-identical)', () => {
+    const older = { ...rung!, rateControl: undefined, maxBitrate: 3_750_000 };
+    const olderArgs = buildVideoSegmentArgs({ inputPath: '/data/source', rung: older, seekSeconds: 3.983333, durationSeconds: 4 });
+    expect(valueAfter(olderArgs, '-b:v')).toBe('2500000');
+    expect(valueAfter(olderArgs, '-maxrate')).toBe('3750000');
+    expect(valueAfter(olderArgs, '-bufsize')).toBe('5000000');
+    expect(olderArgs).not.toContain('-crf');
+    expect(valueAfter(olderArgs, '-threads')).toBe('2');
+    expect(valueAfter(olderArgs, '-x264-params')).toBe('sliced-threads=1');
   });
 
   test('fragmented MP4 on stdout with a 90 kHz timescale', () => {
@@ -62,9 +78,9 @@ describe('buildVideoSegmentArgs', () => {
     expect(args).not.toContain('-noaccurate_seek');
   });
 
-  test('a fixed number of sliced x264 threads, whatever the machine: the same bytes on every run and every box', () => {
-    expect(valueAfter(args, '-threads')).toBe('2');
-    expect(valueAfter(args, '-x264-params')).toBe('sliced-threads=1');
+  test('one x264 thread, whatever the machine: the same bytes on every run and every box, also where VBV decides', () => {
+    expect(valueAfter(args, '-threads')).toBe('1');
+    expect(args).not.toContain('-x264-params');
     expect(args.indexOf('-threads')).toBeGreaterThan(args.indexOf('-c:v'));
   });
 

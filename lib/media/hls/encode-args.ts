@@ -31,6 +31,23 @@ export const presetForRung = (rung: Rung): string =>
 export const X264_THREADS = 2;
 export const X264_PARAMS = 'sliced-threads=1';
 
+// Sliced threads are not enough once VBV is what decides a frame's size, as it is for a capped-CRF
+// rung on hard content: each slice's row-level rate control predicts the frame from how far the
+// other slice has got, so 1080p segments of grain came out different from run to run (a rung
+// that rarely meets its cap, like the ABR rungs, rarely shows it). A capped-CRF rung is encoded by
+// one x264 thread; decoding and scaling keep their own threads, and a busy machine has other
+// segments for the second core.
+const x264ThreadArgs = (rung: Rung): string[] =>
+  rung.rateControl === undefined ? ['-threads', String(X264_THREADS), '-x264-params', X264_PARAMS] : ['-threads', '1'];
+
+// Capped CRF (rungs planned with `rateControl`): a quality target per segment under a VBV cap, so
+// easy pictures spend fewer bits than the cap and hard ones spend at most it. Rungs of older plans
+// keep the average bitrate they were planned with, so their segments' bytes never change.
+const rateControlArgs = (rung: Rung): string[] =>
+  rung.rateControl === undefined
+    ? ['-b:v', String(rung.videoBitrate), '-maxrate', String(rung.maxBitrate), '-bufsize', String(rung.videoBitrate * 2)]
+    : ['-crf', String(rung.rateControl.crf), '-maxrate', String(rung.maxBitrate), '-bufsize', String(rung.rateControl.bufferBits)];
+
 export type SegmentWindow = {
   seekSeconds: number;
   durationSeconds: number;
@@ -132,16 +149,8 @@ const videoSegmentOutputArgs = ({
     String(gop),
     '-sc_threshold',
     '0',
-    '-b:v',
-    String(rung.videoBitrate),
-    '-maxrate',
-    String(rung.maxBitrate),
-    '-bufsize',
-    String(rung.videoBitrate * 2),
-    '-threads',
-    String(X264_THREADS),
-    '-x264-params',
-    X264_PARAMS,
+    ...rateControlArgs(rung),
+    ...x264ThreadArgs(rung),
     '-video_track_timescale',
     String(VIDEO_TIMESCALE),
     ...sdrOutputTags(sourceColour),

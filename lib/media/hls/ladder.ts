@@ -11,6 +11,12 @@ export type Rung = {
   height: number;
   videoBitrate: number;
   maxBitrate: number;
+  /**
+   * Capped CRF: x264's quality target for every segment, under `maxBitrate` with a VBV buffer of
+   * `bufferBits`. Absent in plans made before rate control adapted to the content: those rungs
+   * encode at an average of `videoBitrate` (peak `maxBitrate`), as their cached segments were.
+   */
+  rateControl?: RateControl;
   level: string;
   codecs: string;
   frameRate: number | null;
@@ -19,18 +25,24 @@ export type Rung = {
   isBackground: boolean;
 };
 
+export type RateControl = { crf: number; bufferBits: number };
+
 type RungSpec = { shortSide: number; videoKbps: number };
 
+const SMART_RUNGS: RungSpec[] = [
+  { shortSide: 270, videoKbps: 400 },
+  { shortSide: 360, videoKbps: 800 },
+  { shortSide: 540, videoKbps: 1_600 },
+  { shortSide: 720, videoKbps: 2_500 },
+  { shortSide: 1080, videoKbps: 4_500 },
+  { shortSide: 1440, videoKbps: 9_000 },
+  { shortSide: 2160, videoKbps: 16_000 },
+];
+
+// Premium has smart's rungs, each with a higher quality target and cap (RATE_CONTROL).
 export const LADDERS: Record<EncodingTier, RungSpec[]> = {
-  smart: [
-    { shortSide: 270, videoKbps: 400 },
-    { shortSide: 360, videoKbps: 800 },
-    { shortSide: 540, videoKbps: 1_600 },
-    { shortSide: 720, videoKbps: 2_500 },
-    { shortSide: 1080, videoKbps: 4_500 },
-    { shortSide: 1440, videoKbps: 9_000 },
-    { shortSide: 2160, videoKbps: 16_000 },
-  ],
+  smart: SMART_RUNGS,
+  premium: SMART_RUNGS,
   baseline: [
     { shortSide: 360, videoKbps: 600 },
     { shortSide: 540, videoKbps: 1_200 },
@@ -39,9 +51,21 @@ export const LADDERS: Record<EncodingTier, RungSpec[]> = {
   ],
 };
 
+// Capped CRF per tier: `crf` is x264's quality target for every segment; `capFactor` × the rung's
+// nominal bitrate is its VBV maxrate, with a buffer of `bufferSeconds` at that rate. Every segment
+// is an encode of its own that starts with a 90 % full buffer, so a 4 s segment of hard content
+// may spend maxrate × (4 + 0.45) s: smart's cap of 0.9 × nominal with half a second of buffer keeps
+// that at the nominal average, which is what the fixed-average rungs spent on such content. CRF 20
+// keeps easy content within 0.002 SSIM of the fixed-average rungs on every rung measured. Chosen
+// with the quality bench (`npm run bench -- --only quality`; docs/playback.md › Rate control).
+const RATE_CONTROL: Record<EncodingTier, { crf: number; capFactor: number; bufferSeconds: number }> = {
+  baseline: { crf: 22, capFactor: 0.9, bufferSeconds: 0.5 },
+  smart: { crf: 20, capFactor: 0.9, bufferSeconds: 0.5 },
+  premium: { crf: 17, capFactor: 1.5, bufferSeconds: 1 },
+};
+
 export const AUDIO_BITRATE = 128_000;
 export const AUDIO_CODECS = 'mp4a.40.2';
-const PEAK_FACTOR = 1.5;
 const HIGH_FRAME_RATE_FACTOR = 1.5;
 const SOURCE_RUNG_MARGIN = 1.1;
 
@@ -132,10 +156,11 @@ export const buildLadder = ({
 
   const fps = frameRate ?? 30;
   const rateFactor = fps > 35 ? HIGH_FRAME_RATE_FACTOR : 1;
+  const { crf, capFactor, bufferSeconds } = RATE_CONTROL[encodingTier];
   return chosen.map((spec) => {
     const { width, height } = rungSize(spec.shortSide, display);
     const videoBitrate = Math.round(spec.videoKbps * rateFactor) * 1000;
-    const maxBitrate = Math.round(videoBitrate * PEAK_FACTOR);
+    const maxBitrate = Math.round(videoBitrate * capFactor);
     const level = h264Level({ width, height, frameRate: fps, maxBitrate });
     return {
       name: rungName(spec.shortSide),
@@ -143,6 +168,7 @@ export const buildLadder = ({
       height,
       videoBitrate,
       maxBitrate,
+      rateControl: { crf, bufferBits: Math.round(maxBitrate * bufferSeconds) },
       level: level.name,
       codecs: avcCodecs(level.idc),
       frameRate,

@@ -1,4 +1,5 @@
 import { AUDIO_BITRATE, AUDIO_CODECS, type Rung } from './ladder';
+import { segmentPeakBitrate } from './peak-bitrate';
 
 // HLS playlist text (RFC 8216), fMP4 segments, so version 7.
 
@@ -10,8 +11,14 @@ export type AudioMedia = { uri: string; name: string; language?: string; channel
 /** One rendition of the subtitles group (one text track). */
 export type SubtitlesMedia = { uri: string; name: string; language?: string; closedCaptions: boolean; isDefault: boolean };
 
+/** RFC 8216 §4.3.3.1: every EXTINF rounded to the nearest integer must not exceed the target. */
+export const targetDurationOf = (durations: readonly number[]): number => Math.max(1, ...durations.map((duration) => Math.round(duration)));
+
 export type MultivariantInput = {
-  rungs: { rung: Rung; uri: string }[];
+  /** `encodedBitrate`: the video bit rate of the rung's segments encoded so far, when known. */
+  rungs: { rung: Rung; uri: string; encodedBitrate?: number }[];
+  /** The video segments' durations, which bound a capped-CRF rung's peak (see peak-bitrate.ts). */
+  videoSegmentDurations: readonly number[];
   /** The audio tracks, the default one first; empty when the asset has no audio. */
   audio: AudioMedia[];
   subtitles?: SubtitlesMedia[];
@@ -52,7 +59,17 @@ const subtitlesMediaLine = (media: SubtitlesMedia) =>
     `URI=${quoted(media.uri)}`,
   ].join(',')}`;
 
-export const renderMultivariantPlaylist = ({ rungs, audio, subtitles = [] }: MultivariantInput): string => {
+// BANDWIDTH is the rung's true peak where rate control bounds it, else (plans made before) its
+// maxrate. AVERAGE-BANDWIDTH is what its segments were encoded at, once some are; before that a
+// capped-CRF rung has none to declare (players then measure it themselves; its nominal bitrate
+// would be a guess), and an older rung keeps the average it was encoded to.
+const variantBandwidths = (rung: Rung, encodedBitrate: number | undefined, durations: readonly number[], audioBitrate: number): string[] => {
+  const peak = segmentPeakBitrate(rung, durations, targetDurationOf(durations)) ?? rung.maxBitrate;
+  const average = encodedBitrate ?? (rung.rateControl ? undefined : rung.videoBitrate);
+  return [`BANDWIDTH=${peak + audioBitrate}`, ...(average === undefined ? [] : [`AVERAGE-BANDWIDTH=${Math.round(Math.min(average, peak)) + audioBitrate}`])];
+};
+
+export const renderMultivariantPlaylist = ({ rungs, audio, subtitles = [], videoSegmentDurations }: MultivariantInput): string => {
   const lines = ['#EXTM3U', '#EXT-X-VERSION:7', '#EXT-X-INDEPENDENT-SEGMENTS'];
   const [defaultAudio] = audio;
   lines.push(...subtitles.map(subtitlesMediaLine));
@@ -74,11 +91,10 @@ export const renderMultivariantPlaylist = ({ rungs, audio, subtitles = [] }: Mul
     return `${lines.join('\n')}\n`;
   }
   lines.push(...audio.map(audioMediaLine));
-  for (const { rung, uri } of rungs) {
+  for (const { rung, uri, encodedBitrate } of rungs) {
     const audioBitrate = defaultAudio ? AUDIO_BITRATE : 0;
     const attributes = [
-      `BANDWIDTH=${rung.maxBitrate + audioBitrate}`,
-      `AVERAGE-BANDWIDTH=${rung.videoBitrate + audioBitrate}`,
+      ...variantBandwidths(rung, encodedBitrate, videoSegmentDurations, audioBitrate),
       `RESOLUTION=${rung.width}x${rung.height}`,
       `CODECS="${defaultAudio ? `${rung.codecs},${AUDIO_CODECS}` : rung.codecs}"`,
       ...(rung.frameRate ? [`FRAME-RATE=${formatFrameRate(rung.frameRate)}`] : []),
@@ -99,8 +115,7 @@ export const renderMediaPlaylist = ({
   initUri?: string;
   segments: { duration: number; uri: string }[];
 }): string => {
-  // RFC 8216 §4.3.3.1: every EXTINF rounded to the nearest integer must not exceed the target.
-  const targetDuration = Math.max(1, ...segments.map((segment) => Math.round(segment.duration)));
+  const targetDuration = targetDurationOf(segments.map((segment) => segment.duration));
   const lines = [
     '#EXTM3U',
     '#EXT-X-VERSION:7',

@@ -12,14 +12,19 @@ import {
 } from '../../schemas/asset-settings';
 
 // A clip (`inputs[0].url = mux://assets/{id}`) is checked against its source when it is created:
-// the source must exist and be ready, and the range must lie within it. A clip is always `smart`
+// the source must exist and be ready, and the range must lie within it. A clip is `smart`
 // (video_quality `plus`), as Mux makes every clip, whatever its source's tier and a `basic` asked
 // for: the clip is what gets shared, and a `baseline` source's clip would otherwise be capped at its
-// reduced ladder. It inherits the source's resolution tier unless the request names its own, and
-// (unless `copy_overlays: false`) the source's watermark inputs, which its ingest then burns in too.
+// reduced ladder. Only a clip request that itself asks for `premium` (video_quality or
+// encoding_tier) gets `premium`; a `premium` source alone does not. It inherits the source's
+// resolution tier unless the request names its own, and (unless `copy_overlays: false`) the
+// source's watermark inputs, which its ingest then burns in too.
 
 const DURATION_TOLERANCE_SECONDS = 0.001;
 const CLIP_ENCODING_TIER: EncodingTier = 'smart';
+
+/** The clip's tier: `premium` when the request asks for it (normalizeAssetSettings read either name), else `smart`. */
+const clipEncodingTier = (requested: EncodingTier): EncodingTier => (requested === 'premium' ? 'premium' : CLIP_ENCODING_TIER);
 
 const invalid = (message: string) => new ApiError('invalid_parameters', message);
 
@@ -44,7 +49,7 @@ export const resolveClip = async (
 
   const inherited: NormalizedAssetSettings = {
     ...settings,
-    encodingTier: CLIP_ENCODING_TIER,
+    encodingTier: clipEncodingTier(settings.encodingTier),
     maxResolutionTier: body.max_resolution_tier ?? (source.maxResolutionTier as MaxResolutionTier),
   };
   const [primary] = settings.inputs;

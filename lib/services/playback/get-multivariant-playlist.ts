@@ -14,9 +14,18 @@ import { requestedClipRange, withClipRange, type ClipRangeQuery } from './instan
 import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
 import { ENCODE_PRIORITY, encodeDemand } from './runtime';
+import { encodedBitrates } from './encoded-bitrates';
 import { ensureVideoSegment, isSegmentBeingEncoded, storedVideoSegment } from './video-segments';
 
 const PREFERRED_START_SHORT_SIDE = 540;
+
+// Averages move with every segment encoded; declared to three significant digits, a playlist is
+// rendered anew only when one has really moved.
+const quantizedBitrate = (bitrate: number | undefined): number | undefined => {
+  if (bitrate === undefined || bitrate <= 0) return undefined;
+  const step = 10 ** Math.max(0, Math.floor(Math.log10(bitrate)) - 2);
+  return Math.round(bitrate / step) * step;
+};
 
 // Players start with the first variant listed. Listing a mid-size rung first (as Mux does) gives a
 // fast, sharp-enough first segment; the rest follow in ascending order for the player to adapt.
@@ -101,19 +110,30 @@ export const getMultivariantPlaylist = async ({
   const subtitlesLang = signed ? claimString(claims.default_subtitles_lang) : defaultSubtitlesLang;
   // Tracks change (added, renamed, deleted): the key names them, so a change renders anew.
   const trackKey = tracks.map((track) => `${track.id}:${track.name}:${track.languageCode ?? ''}:${track.closedCaptions}`).join(',');
-  const key = ['multivariant', playbackId, proof ?? '', clipRangeKey(range), subtitlesLang ?? '', trackKey, ...rungs.map((rung) => rung.name)].join('|');
+  const bitrates = await encodedBitrates(assetId);
+  const encodedBitrate = (rung: Rung) => quantizedBitrate(bitrates.get(rung.name));
+  const key = [
+    'multivariant',
+    playbackId,
+    proof ?? '',
+    clipRangeKey(range),
+    subtitlesLang ?? '',
+    trackKey,
+    ...rungs.map((rung) => `${rung.name}:${encodedBitrate(rung) ?? ''}`),
+  ].join('|');
   // Public: the media playlists get the range in their URLs. Signed: the proof carries it.
   const uriOf = (name: string) => withClipRange(withProof(renditionPlaylistUri(playbackId, name), proof), signed ? null : range);
   const text = renderOnce(key, () =>
     renderMultivariantPlaylist({
-      rungs: rungs.map((rung) => ({ rung, uri: uriOf(rung.name) })),
+      rungs: rungs.map((rung) => ({ rung, uri: uriOf(rung.name), encodedBitrate: encodedBitrate(rung) })),
+      videoSegmentDurations: plan.video?.segments.map((segment) => segment.duration) ?? [],
       ...playlistTracks({ plan, tracks, uriOf, defaultSubtitlesLang: subtitlesLang }),
     }),
   );
   // A complete ladder never changes again, so the same request can be answered from memory (not
   // a clipped one: the fast path looks requests up without their range).
   if (!signed && !range && !subtitlesLang && !degraded && !lowered && available.length === plan.rungs.length) {
-    publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0], tracks });
+    publicMultivariants().set(publicRequestKey(playbackId, maxResolution, minResolution), { key, startRung: rungs[0], tracks, answeredAt: now });
   }
   return { text, cacheability, lastModified: readyAt, momentary: degraded };
 };
@@ -121,7 +141,11 @@ export const getMultivariantPlaylist = async ({
 // Public multivariant requests already answered once with a complete ladder: which rendered
 // playlist they get, the rung a player starts on, and the tracks it lists (the playback record's
 // list, replaced whenever a track changes).
-type AnsweredMultivariant = { key: string; startRung: Rung | undefined; tracks: PlaybackTrack[] };
+type AnsweredMultivariant = { key: string; startRung: Rung | undefined; tracks: PlaybackTrack[]; answeredAt: number };
+
+// The averages declared (encodedBitrates) change as segments are encoded: an answer from memory is
+// reused for as long as a cache may keep the playlist anyway (its max-age).
+const ANSWER_REUSE_MS = 10_000;
 
 declare module './playback-state' {
   interface PlaybackState {
@@ -150,7 +174,7 @@ export const storedMultivariantPlaylist = ({
   const target = peekPublicPlayback(playbackId);
   const known = target && publicMultivariants().get(publicRequestKey(playbackId, maxResolution, minResolution));
   // Under load the full path decides which rungs can be offered.
-  if (!target || !known || overCapacity()) return null;
+  if (!target || !known || overCapacity() || Date.now() - known.answeredAt > ANSWER_REUSE_MS) return null;
   // A track was added, renamed or deleted since: the playlist is rendered anew.
   if (known.tracks !== target.tracks) return null;
   if (known.startRung && target.plan.video && !storedVideoSegment(target.assetId, known.startRung, 0)) return null;

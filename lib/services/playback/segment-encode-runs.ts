@@ -1,3 +1,4 @@
+import { recordEncodedSegment } from './encoded-bitrates';
 import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
@@ -143,14 +144,16 @@ export const encodeJointSegmentBytes = async (requests: readonly SegmentRequest[
 
 /** Stores an encoded segment: its rung's init (once), the media file, the cache index, the bucket. */
 export const storeEncodedSegment = async (
-  { assetId, rung, index }: SegmentRequest,
+  request: SegmentRequest,
   { init, media }: EncodedSegment,
   target: string,
   log: { encodeSeconds?: number; background: boolean; together?: string[] },
 ): Promise<void> => {
+  const { assetId, rung, index } = request;
   await publishInitOnce(assetId, rung, init);
   await publishFile(target, media);
   segmentCache().record(target, media.length);
+  void recordEncodedSegment(request, media.length);
   // Nodes waiting for this encode (segment-lock.ts) are told it is done when this returns, and look
   // for it in the bucket then: the upload must have landed. A failed one only costs them an encode.
   await shareFile(target, media).catch((error: unknown) => getLogger().warn({ err: error, target }, 'upload to the bucket failed'));

@@ -27,7 +27,7 @@ import { announceTracksChanged } from './tracks-changed';
 // The tracks API (mux-api-2.md §3.2): add a subtitle or audio file, generate captions from an
 // audio track, rename, delete.
 
-const SMART_ONLY = 'available with video_quality "plus" only, not "basic" (encoding_tier "baseline")';
+const SMART_ONLY = 'available with video_quality "plus" or "premium" only, not "basic" (encoding_tier "baseline")';
 
 const readyAsset = async (assetId: string) => {
   const asset = await findAssetOrThrow(getDb(), assetId);
