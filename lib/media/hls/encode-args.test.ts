@@ -39,6 +39,7 @@ describe('buildVideoSegmentArgs', () => {
     expect(valueAfter(args, '-crf')).toBe('20');
     expect(valueAfter(args, '-maxrate')).toBe('2250000');
     expect(valueAfter(args, '-bufsize')).toBe('1125000');
+    expect(valueAfter(args, '-rc_init_occupancy')).toBe('562500');
     expect(args).not.toContain('-b:v');
   });
 
@@ -49,6 +50,7 @@ describe('buildVideoSegmentArgs', () => {
     expect(valueAfter(olderArgs, '-maxrate')).toBe('3750000');
     expect(valueAfter(olderArgs, '-bufsize')).toBe('5000000');
     expect(olderArgs).not.toContain('-crf');
+    expect(olderArgs).not.toContain('-rc_init_occupancy');
     expect(valueAfter(olderArgs, '-threads')).toBe('2');
     expect(valueAfter(olderArgs, '-x264-params')).toBe('sliced-threads=1');
   });

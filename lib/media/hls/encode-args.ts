@@ -2,6 +2,7 @@ import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE, type AudioOutputChannel
 import { sdrFilterThreadArgs, sdrOutputTags, thenToSdr, type SourceColour } from '../colour/sdr-conversion';
 import { buildVideoFilterArgs, buildVideoFilterGraph, type OverlayImage } from '../overlay/overlay-filter';
 import type { Rung } from './ladder';
+import { VBV_INITIAL_FULLNESS } from './peak-bitrate';
 
 // ffmpeg arguments as data, so they can be read and tested without running ffmpeg.
 
@@ -46,7 +47,16 @@ const x264ThreadArgs = (rung: Rung): string[] =>
 const rateControlArgs = (rung: Rung): string[] =>
   rung.rateControl === undefined
     ? ['-b:v', String(rung.videoBitrate), '-maxrate', String(rung.maxBitrate), '-bufsize', String(rung.videoBitrate * 2)]
-    : ['-crf', String(rung.rateControl.crf), '-maxrate', String(rung.maxBitrate), '-bufsize', String(rung.rateControl.bufferBits)];
+    : [
+        '-crf',
+        String(rung.rateControl.crf),
+        '-maxrate',
+        String(rung.maxBitrate),
+        '-bufsize',
+        String(rung.rateControl.bufferBits),
+        '-rc_init_occupancy',
+        String(Math.round(rung.rateControl.bufferBits * VBV_INITIAL_FULLNESS)),
+      ];
 
 export type SegmentWindow = {
   seekSeconds: number;

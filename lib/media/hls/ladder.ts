@@ -53,10 +53,10 @@ export const LADDERS: Record<EncodingTier, RungSpec[]> = {
 
 // Capped CRF per tier: `crf` is x264's quality target for every segment; `capFactor` × the rung's
 // nominal bitrate is its VBV maxrate, with a buffer of `bufferSeconds` at that rate. Every segment
-// is an encode of its own that starts with a 90 % full buffer, so a 4 s segment of hard content
-// may spend maxrate × (4 + 0.45) s: smart's cap of 0.9 × nominal with half a second of buffer keeps
-// that at the nominal average, which is what the fixed-average rungs spent on such content. CRF 20
-// keeps easy content within 0.002 SSIM of the fixed-average rungs on every rung measured. Chosen
+// is an encode of its own that starts with a half-full buffer (peak-bitrate.ts), so a 4 s segment
+// of hard content may spend maxrate × (4 + 0.25) s: smart's cap of 0.9 × nominal with half a second
+// of buffer keeps that under the nominal average, about what the fixed-average rungs spent on such
+// content. CRF 20 is where easy content stays about 0.002 SSIM from the fixed-average rungs. Chosen
 // with the quality bench (`npm run bench -- --only quality`; docs/playback.md › Rate control).
 const RATE_CONTROL: Record<EncodingTier, { crf: number; capFactor: number; bufferSeconds: number }> = {
   baseline: { crf: 22, capFactor: 0.9, bufferSeconds: 0.5 },

@@ -18,12 +18,12 @@ describe('renderMultivariantPlaylist', () => {
       '#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",NAME="Default",LANGUAGE="und",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="pid/audio.m3u8"',
     );
     expect(text).toContain(
-      // The peak: a 2 s segment may spend 90 % of the 1,125,000-bit buffer plus 2 s at the 2.25 Mb/s
+      // The peak: a 2 s segment may spend half of the 1,125,000-bit buffer plus 2 s at the 2.25 Mb/s
       // cap, and its fMP4 framing; the average: what the 720p segments were encoded at, and audio.
-      '#EXT-X-STREAM-INF:BANDWIDTH=2889178,AVERAGE-BANDWIDTH=1628000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2",FRAME-RATE=30.000,AUDIO="audio",CLOSED-CAPTIONS=NONE\npid/720p.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=2664178,AVERAGE-BANDWIDTH=1628000,RESOLUTION=1280x720,CODECS="avc1.64001f,mp4a.40.2",FRAME-RATE=30.000,AUDIO="audio",CLOSED-CAPTIONS=NONE\npid/720p.m3u8',
     );
     // Nothing of 270p encoded yet: no average to declare.
-    expect(text).toContain('#EXT-X-STREAM-INF:BANDWIDTH=573928,RESOLUTION=480x270,');
+    expect(text).toContain('#EXT-X-STREAM-INF:BANDWIDTH=537928,RESOLUTION=480x270,');
     expect(text.match(/#EXT-X-STREAM-INF/g)).toHaveLength(4);
   });
 
