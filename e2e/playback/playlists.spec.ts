@@ -259,6 +259,7 @@ test('status codes: 404 unknown/deleted, 412 preparing/errored, 400 malformed, 4
 
 test('AVERAGE-BANDWIDTH says what each rung was encoded at; BANDWIDTH bounds every segment', async ({ playbackFixtures, playbackMedia }) => {
   test.setTimeout(180_000);
+  await playbackFixtures.ensure('landscape720p');
   const { playbackId } = await createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('landscape720p')));
   const url = multivariantUrl(server, playbackId);
   const before = await loadMultivariant(url);
