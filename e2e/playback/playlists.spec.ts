@@ -12,7 +12,7 @@ import {
   test,
   type PlaybackFixtureName,
 } from '../support/playback';
-import { AUDIO_TOLERANCE_S, expectMultivariantShape } from '../support/playback-checks';
+import { AUDIO_BANDWIDTH, AUDIO_TOLERANCE_S, expectMultivariantShape } from '../support/playback-checks';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 
 // RFC 8216 and the delivery contract on every playlist of a few assets: tags, target duration,
@@ -271,10 +271,10 @@ test('AVERAGE-BANDWIDTH says what each rung was encoded at; BANDWIDTH bounds eve
       const media = await httpGet(segment.url);
       expect(media.status, segment.url).toBe(200);
       bits += media.body.length * 8;
-      expect.soft((media.body.length * 8) / segment.duration, `${segment.url} against BANDWIDTH=${variant.bandwidth} less audio`).toBeLessThanOrEqual(variant.bandwidth - 128_000);
+      expect.soft((media.body.length * 8) / segment.duration, `${segment.url} against BANDWIDTH=${variant.bandwidth} less audio`).toBeLessThanOrEqual(variant.bandwidth - AUDIO_BANDWIDTH);
     }
-    // Video bits per second, and the 128 kb/s audio every variant plays with.
-    encoded.set(variant.name, bits / playlist.totalDuration + 128_000);
+    // Video bits per second, and the audio every variant plays with.
+    encoded.set(variant.name, bits / playlist.totalDuration + AUDIO_BANDWIDTH);
   }
   // Answers from memory are reused for up to 10 s (the playlist's max-age).
   const close = (variant: { name: string; averageBandwidth: number | undefined }) =>

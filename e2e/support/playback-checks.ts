@@ -171,7 +171,8 @@ export const verifyVideoRendition = async (variant: NamedVariant, source: Source
   return report;
 };
 
-const AUDIO_BANDWIDTH = 128_000;
+/** What every variant with audio counts for its 128 kb/s AAC rendition. */
+export const AUDIO_BANDWIDTH = 128_000;
 
 /** Plays the audio rendition with real ffmpeg and checks AAC-LC 48 kHz, stereo (mono for a mono source), and its duration. */
 export const verifyAudioRendition = async (url: string, source: SourceInfo): Promise<RenditionReport> => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildProbeArgs, parseProbeOutput } from '../../lib/media/ffprobe';
@@ -8,7 +8,7 @@ import type { Rung } from '../../lib/media/hls/ladder';
 import { segmentPeakBitrate } from '../../lib/media/hls/peak-bitrate';
 import { targetDurationOf } from '../../lib/media/hls/playlists';
 import { encodeWindow } from '../../lib/media/hls/segment-plan';
-import { buildSegmentQualityArgs, readSegmentQuality } from '../../lib/media/quality/segment-quality';
+import { buildSegmentQualityArgs, psnrOf, readSegmentQuality } from '../../lib/media/quality/segment-quality';
 import { buildPlaybackPlan, type PlaybackPlan } from '../../lib/services/playback/playback-plan';
 import { runCommand } from '../processes';
 import { median, round } from '../stats';
@@ -100,7 +100,7 @@ const measureRung = async ({
     peak = Math.max(peak, (size * 8) / segment.duration / 1000);
     const statsDir = path.join(workDir, `stats-${rung.name}-${index}`);
     rmSync(statsDir, { recursive: true, force: true });
-    await runCommand('mkdir', ['-p', statsDir]);
+    mkdirSync(statsDir, { recursive: true });
     const scored = await runCommand('ffmpeg', buildSegmentQualityArgs({ encodedPath: output, inputPath, rung, window, sourceColour: plan.sourceColour, statsDir }), {
       timeoutMs: 300_000,
     });
@@ -111,21 +111,18 @@ const measureRung = async ({
     weightedMse += quality.meanSquaredError * quality.frames;
     rmSync(output, { force: true });
   }
-  const mse = weightedMse / frames;
+  const durations = video.segments.map((segment) => segment.duration);
+  const declaredPeak = segmentPeakBitrate(rung, durations, targetDurationOf(durations));
   return {
     rung: rung.name,
     kbps: round((bytes * 8) / seconds / 1000, 0),
     peakSegmentKbps: round(peak, 0),
     ssim: round(weightedSsim / frames, 5),
-    psnr: round(mse <= 0 ? 100 : 10 * Math.log10((255 * 255) / mse), 2),
+    psnr: round(psnrOf(weightedMse / frames), 2),
     firstSegmentWallSeconds: round(firstWall, 3),
     cpuPerMediaSecond: round(median(cpu) ?? Number.NaN, 3),
     capKbps: round(rung.maxBitrate / 1000, 0),
-    declaredPeakKbps: (() => {
-      const durations = video.segments.map((segment) => segment.duration);
-      const peak = segmentPeakBitrate(rung, durations, targetDurationOf(durations));
-      return peak === null ? null : round(peak / 1000, 0);
-    })(),
+    declaredPeakKbps: declaredPeak === null ? null : round(declaredPeak / 1000, 0),
     nominalKbps: round(rung.videoBitrate / 1000, 0),
   };
 };

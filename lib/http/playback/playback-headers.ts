@@ -1,4 +1,4 @@
-import type { Cacheability } from '../../services/playback/resolve-playback';
+import { PLAYLIST_MAX_AGE_SECONDS, type Cacheability } from '../../services/playback/resolve-playback';
 
 // Headers of the playback host (the stream origin): open CORS for players on any site, and how
 // long each kind of answer may be kept (see Cacheability).
@@ -30,8 +30,7 @@ export const immutableCacheControl = (cacheability: Cacheability) => cacheContro
 // A redirect to the bucket's public URL: kept for a while, not for ever, since an operator may
 // move the bucket or the CDN in front of it.
 export const redirectCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 3600);
-// Playlists are made from the plan, and can change (a background rung completes).
-export const playlistCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 10);
+export const playlistCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, PLAYLIST_MAX_AGE_SECONDS);
 // Storyboard VTT/JSON hold absolute URLs on STREAM_URL, which an operator may change.
 export const storyboardTextCacheControl = (cacheability: Cacheability) => cacheControl(cacheability, 3600);
 

@@ -27,7 +27,7 @@ describe('densestWindow', () => {
 describe('segmentPeakBitrate', () => {
   const [rung] = buildLadder({ display: { width: 640, height: 360 }, frameRate: 30, encodingTier: 'smart', maxResolutionTier: '1080p' });
 
-  test('maxrate plus 90 % of the buffer over the densest window, and the fMP4 framing', () => {
+  test('maxrate plus half the buffer over the densest window, and the fMP4 framing', () => {
     // 270p: cap 360 kb/s, buffer 180 kbit; a 2 s window: (0.5 × 180,000 + 2 × 360,000) / 2 plus framing.
     expect(rung!.maxBitrate).toBe(360_000);
     expect(segmentPeakBitrate(rung!, [2, 2, 4], 4)).toBe(405_000 + Math.ceil((8 * (256 + 61 * 16)) / 2));

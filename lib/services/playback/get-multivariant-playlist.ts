@@ -9,7 +9,7 @@ import type { PlaybackPlan } from './playback-plan';
 import { playbackState } from './playback-state';
 import type { PlaybackTrack } from './playback-records';
 import type { LRUCache } from 'lru-cache';
-import { peekPublicPlayback, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
+import { peekPublicPlayback, PLAYLIST_MAX_AGE_SECONDS, resolvePlayback, withProof, type PlaybackAccess, type PlaybackText } from './resolve-playback';
 import { requestedClipRange, withClipRange, type ClipRangeQuery } from './instant-clips';
 import { clipRangeKey } from '../../media/hls/instant-clip';
 import { peekRendered, renderOnce } from './rendered-playlists';
@@ -145,7 +145,7 @@ type AnsweredMultivariant = { key: string; startRung: Rung | undefined; tracks: 
 
 // The averages declared (encodedBitrates) change as segments are encoded: an answer from memory is
 // reused for as long as a cache may keep the playlist anyway (its max-age).
-const ANSWER_REUSE_MS = 10_000;
+const ANSWER_REUSE_MS = PLAYLIST_MAX_AGE_SECONDS * 1000;
 
 declare module './playback-state' {
   interface PlaybackState {

@@ -29,6 +29,10 @@ export type PlaybackAccess = {
 // proof that stops working then, so no cache may keep it longer.
 export type Cacheability = { scope: 'public' | 'private'; expiresAt: number | null };
 
+// How long a cache may keep a playlist: they are made from the plan and can change (a background
+// rung completes, a rung's AVERAGE-BANDWIDTH follows its encodes).
+export const PLAYLIST_MAX_AGE_SECONDS = 10;
+
 // What playback services hand to the HTTP layer: a stored file, or text made from the plan.
 // Files are the same on every node (encodes are deterministic), and so is their date: the asset's
 // ready time, not a node's file time, so validators agree whichever node answers.
