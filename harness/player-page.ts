@@ -18,7 +18,7 @@ export type PlayerReport = {
   levels: Array<{ width: number; height: number; bitrate: number; codecs: string }>;
   levelSwitches: Array<{ t: number; level: number }>;
   fragments: number;
-  loads: Array<{ t: number; url: string; type: string; ttfbMs: number; totalMs: number }>;
+  loads: Array<{ t: number; url: string; type: string; level: number; bytes: number; ttfbMs: number; totalMs: number }>;
   supported: boolean | null;
   nativeHls: string | null;
 };
@@ -65,7 +65,7 @@ export const PLAYER_PAGE = `<!doctype html>
     hls.on(Hls.Events.FRAG_BUFFERED, () => { window.report.fragments += 1; });
     hls.on(Hls.Events.FRAG_LOADED, (_, data) => {
       const loading = data.frag.stats.loading;
-      window.report.loads.push({ t: Math.round(performance.now()), url: data.frag.url.split('/').slice(-2).join('/'), type: data.frag.type, ttfbMs: Math.round(loading.first - loading.start), totalMs: Math.round(loading.end - loading.start) });
+      window.report.loads.push({ t: Math.round(performance.now()), url: data.frag.url.split('/').slice(-2).join('/'), type: data.frag.type, level: data.frag.level, bytes: data.frag.stats.loaded, ttfbMs: Math.round(loading.first - loading.start), totalMs: Math.round(loading.end - loading.start) });
     });
     hls.loadSource(src);
     hls.attachMedia(video);

@@ -111,6 +111,22 @@ export const PLAYBACK_FIXTURES = {
     why: '640x360 30 fps H.264 + AAC stereo, 40 s: long enough to play 20 s with a seek, cheap to encode',
     make: ffmpegTo([...testsrc2('640x360', 40), ...sine(40), ...x264(), ...aacStereo, '-movflags', '+faststart']),
   },
+  slides1080p20s: {
+    file: 'pb_testsrc_1920x1080_slide_every_3s_sine_20s.mp4',
+    why: '1920x1080 30 fps, a still picture changing every 3 s (a slide deck or screen recording), AAC, 20 s: easy content, far below its rungs\' nominal bitrates',
+    make: ffmpegTo([
+      '-f', 'lavfi', '-i', 'testsrc=size=1920x1080:rate=1/3,fps=30', ...sine(20), '-t', '20',
+      ...x264(), '-crf', '14', ...aacStereo, '-movflags', '+faststart',
+    ]),
+  },
+  grain720p20s: {
+    file: 'pb_testsrc2_1280x720_noise_sine_20s.mp4',
+    why: '1280x720 30 fps with temporal noise (grain, a camera), AAC, 20 s: hard content, near its rungs\' caps',
+    make: ffmpegTo([
+      '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30,noise=alls=8:allf=t', ...sine(20), '-t', '20',
+      ...x264(), '-crf', '14', ...aacStereo, '-movflags', '+faststart',
+    ]),
+  },
   cbr360p40s: {
     file: 'pb_testsrc2_640x360_cbr10m_sine_40s.mp4',
     why: '640x360 30 fps H.264 at a constant 10 Mb/s (about 50 MB), 2 s GOPs, AAC, 40 s, faststart: big enough for a throttled download to outlast the ingest',
