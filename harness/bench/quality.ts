@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildProbeArgs, parseProbeOutput } from '../../lib/media/ffprobe';
+import { splitFragmentedMp4 } from '../../lib/media/fmp4';
 import { buildVideoSegmentArgs } from '../../lib/media/hls/encode-args';
 import type { EncodingTier } from '../../lib/media/encoding-tiers';
 import type { Rung } from '../../lib/media/hls/ladder';
@@ -94,7 +95,8 @@ const measureRung = async ({
     const measured = await ffmpegCpu(['-y', ...args.slice(0, -1), output]);
     if (index === 0) firstWall = measured.wallSeconds;
     cpu.push(measured.cpuSeconds / segment.duration);
-    const size = statSync(output).size;
+    // A viewer fetches a rung's init segment once; every segment's moof+mdat is what it pays per second.
+    const size = splitFragmentedMp4(readFileSync(output)).fragments.reduce((sum, fragment) => sum + fragment.length, 0);
     bytes += size;
     seconds += segment.duration;
     peak = Math.max(peak, (size * 8) / segment.duration / 1000);
