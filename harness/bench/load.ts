@@ -60,7 +60,19 @@ export type ViewerPassResult = {
   steeredSegments: number;
   encodingLoad: EncodingLoadSummary;
   /** Per viewer, for the JSON: asset, stalls, startup, rungs. */
-  perViewer: Array<{ asset: number; viewer: number; startupMs: number | null; stalls: number; stalledSeconds: number; reachedSeconds: number; segmentsByRung: Record<string, number>; errors: number }>;
+  perViewer: Array<{
+    asset: number;
+    viewer: number;
+    startupMs: number | null;
+    stalls: number;
+    stalledSeconds: number;
+    reachedSeconds: number;
+    segmentsByRung: Record<string, number>;
+    errors: number;
+    /** Each video segment as "rung/index took ms, done at ms" from the viewer's start: where a stall came from. */
+    videoFetches: string[];
+    switches: ViewerReport['switches'];
+  }>;
 };
 
 export type CreateBurstResult = {
@@ -243,6 +255,10 @@ export const summarisePass = (reports: Array<{ asset: number; viewer: number; re
       reachedSeconds: round(report.reachedSeconds, 1),
       segmentsByRung: report.segmentsByRung,
       errors: report.errors.length,
+      videoFetches: report.fetches
+        .filter((fetch) => fetch.kind === 'video')
+        .map((fetch) => `${fetch.rendition}/${fetch.index} ${fetch.status} took ${Math.round(fetch.ms)} at ${Math.round(fetch.atMs)}`),
+      switches: report.switches,
     })),
   };
 };

@@ -77,9 +77,9 @@ export const shouldSteerToCheaperRung = ({
 /**
  * Whether a playing viewer that just moved up to `rung` (from `from`) is better told to stay where
  * it was. A player climbs when its last segments came fast, which on a just-published asset means
- * they came from prefetches; the climb's first segment is cold. Only a viewer moving on to its next
- * segment climbs (a client fetching a segment it has on another rung, as a rendition check does,
- * is left alone). It is refused when other viewers' work competes and that segment would not be
+ * they came from prefetches; the climb's first segment is cold. Only a playing viewer climbs (a
+ * client fetching a segment it has on another rung, as a rendition check does, is left alone). It
+ * is refused when other viewers' work competes and that segment would not be
  * encoded before the viewer's buffer runs out (the climb itself would stall it: at the start of
  * playback, with 2 s buffered, it nearly always would), or when the encoders have not promised
  * that rung for this asset and it does not fit beside what they have promised (a climb to a dearer
@@ -108,7 +108,11 @@ export const climbDoesNotFit = ({
   /** When the viewer's buffer runs out (epoch ms). */
   deadline: number;
   now: number;
-  /** The viewer moves on to the next segment (a player climbing), rather than fetching one it has on another rung. */
+  /**
+   * The viewer moves on to the next segment (a player climbing), or is one of several players
+   * behind one address, playing in step, asking for where they are on a higher rung; not a client
+   * fetching one segment of every rung, as a rendition check does.
+   */
   advanced: boolean;
 }): boolean => {
   const previous = plan.rungs.find((candidate) => candidate.name === from);

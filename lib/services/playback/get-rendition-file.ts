@@ -135,7 +135,8 @@ export const getRenditionFile = async ({
   const segment = plan.video.segments[index];
   if (!segment) throw notFound('Segment');
   const now = Date.now();
-  const { stream, deadline, isNew, advanced, stored, switchedFrom } = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
+  const noted = noteVideoRequest({ client, assetId, plan, rung, index, start: segment.start, now });
+  const { stream, deadline, isNew, advanced, playing, stored, switchedFrom } = noted;
   if (stored) {
     servingSwitch(stream, switchedFrom);
     prefetchFollowing({ assetId, plan, rung, index, stream });
@@ -151,9 +152,14 @@ export const getRenditionFile = async ({
   // Only a playing viewer is refused: a starting one was offered affordable rungs by the
   // multivariant playlist, and hls.js 1.7 stalls on a refusal that lands while its first init
   // segment loads (e2e/playback/steering.spec.ts).
-  if (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) throw steerToCheaperRung(rung, index);
-  if (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, index, deadline, now, advanced })) throw steerToCheaperRung(rung, index);
-  if (advanced && exceedsFairShare({ assetId, plan, rung, index, now })) throw steerToCheaperRung(rung, index);
+  const refused =
+    (!isNew && shouldSteerToCheaperRung({ assetId, plan, rung, index, deadline })) ||
+    (!isNew && switchedFrom !== null && climbDoesNotFit({ streamId: stream.id, client, assetId, plan, rung, from: switchedFrom, index, deadline, now, advanced: advanced || playing })) ||
+    (advanced && exceedsFairShare({ assetId, plan, rung, index, now }));
+  if (refused) {
+    viewerStreams().revert(noted);
+    throw steerToCheaperRung(rung, index);
+  }
   servingSwitch(stream, switchedFrom);
   // A player asking for a later segment than the first got the earlier ones: it plays. (Not a
   // request that merely continues a stream: players behind one address asking for the same first

@@ -93,4 +93,36 @@ describe('ViewerStreams', () => {
     expect(other.switchedFrom).toBe('540p');
     expect(streams.stillPlayedBesides(other.stream, '540p')).toBe(true);
   });
+
+  it('tells players playing in step from a client fetching one segment of every rung', () => {
+    const streams = new ViewerStreams();
+    // A check: segment 0 of each rung in turn. It never moves on, so it never plays.
+    note(streams, { client: 'check', index: 0, rung: '270p' });
+    expect(note(streams, { client: 'check', index: 0, rung: '540p', now: at + 100 }).playing).toBe(false);
+    // Players behind one address: segments 0 and 1 on 540p, then segment 1 again on 720p.
+    note(streams, { index: 0 });
+    const moving = note(streams, { index: 1, now: at + 100 });
+    expect(moving.playing).toBe(false);
+    expect(moving.advanced).toBe(true);
+    const climbing = note(streams, { index: 1, rung: '720p', now: at + 110 });
+    expect(climbing).toMatchObject({ advanced: false, playing: true, switchedFrom: '540p' });
+  });
+
+  it('takes back a refused request: the next player of the client continues from where the stream was', () => {
+    const streams = new ViewerStreams();
+    note(streams, { index: 0 });
+    const refused = note(streams, { index: 1, rung: '720p', now: at + 2_000 });
+    expect(refused.switchedFrom).toBe('540p');
+    streams.revert(refused);
+    expect(refused.stream).toMatchObject({ rung: '540p', lastIndex: 0, fetchedUntil: 0, hasAdvanced: false });
+    expect(streams.stillPlayedBesides(refused.stream, '720p')).toBe(false);
+    // Another player behind the address asks for the refused rung: a switch as it moves on, not a refetch.
+    const next = note(streams, { index: 1, rung: '720p', now: at + 2_010 });
+    expect(next).toMatchObject({ stream: refused.stream, advanced: true, switchedFrom: '540p' });
+    // A refused first request leaves no stream behind.
+    const first = note(streams, { client: 'b', index: 0 });
+    streams.revert(first);
+    expect(note(streams, { client: 'b', index: 0, now: at + 10 }).isNew).toBe(true);
+    expect(streams.activeStreams(at + 20).filter((stream) => stream.clientKey === 'b')).toHaveLength(1);
+  });
 });

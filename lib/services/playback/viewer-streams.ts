@@ -29,7 +29,11 @@ export type ViewerStream = {
   playhead: number;
   playheadAt: number;
   lastRequestAt: number;
+  /** It has moved on from one segment to the next: a player playing, not a check fetching one index of every rung. */
+  hasAdvanced: boolean;
 };
+
+type StreamProgress = Pick<ViewerStream, 'rung' | 'lastIndex' | 'fetchedUntil' | 'playhead' | 'playheadAt' | 'lastRequestAt' | 'hasAdvanced'>;
 
 export type SegmentRequestNote = {
   clientKey: string;
@@ -52,6 +56,14 @@ export type NotedRequest = {
   isNew: boolean;
   /** The stream's request before this one was for the previous segment: its player moves on in its playback (not a refetch of a segment on another rung). */
   advanced: boolean;
+  /**
+   * The stream had moved on in its playback before this request. Several players behind one
+   * address play in step as one stream, so when such a stream asks for the index it is at on
+   * another rung, that is one of them switching while playing, as `advanced` is for a lone player.
+   */
+  playing: boolean;
+  /** What the request changed, for revert. */
+  undo: { progress: StreamProgress | null; lastIndexOnRung: number | undefined };
 };
 
 // A player with a full buffer still asks for a segment every few seconds; one silent this long
@@ -86,6 +98,7 @@ export class ViewerStreams {
     let stream: ViewerStream;
     let switchedFrom: string | null = null;
     const advanced = existing !== undefined && existing.lastIndex === index - 1;
+    const progress = existing ? progressOf(existing) : null;
     if (existing) {
       stream = existing;
       // The player holds everything before start(index); its playhead cannot be past that.
@@ -96,15 +109,38 @@ export class ViewerStreams {
       stream.lastIndex = index;
       stream.fetchedUntil = start;
       stream.lastRequestAt = now;
+      stream.hasAdvanced ||= advanced;
     } else {
-      stream = { id: `s${this.nextId++}`, clientKey, assetId, track, rung, lastIndex: index, fetchedUntil: start, playhead: start, playheadAt: now, lastRequestAt: now };
+      stream = { id: `s${this.nextId++}`, clientKey, assetId, track, rung, lastIndex: index, fetchedUntil: start, playhead: start, playheadAt: now, lastRequestAt: now, hasAdvanced: false };
       group.push(stream);
     }
     this.byClientAsset.set(groupKey, group);
     const byRung = this.lastIndexByRung.get(groupKey) ?? new Map<string, number>();
-    byRung.set(`${track}/${rung}`, Math.max(index, byRung.get(`${track}/${rung}`) ?? -1));
+    const lastIndexOnRung = byRung.get(`${track}/${rung}`);
+    byRung.set(`${track}/${rung}`, Math.max(index, lastIndexOnRung ?? -1));
     this.lastIndexByRung.set(groupKey, byRung);
-    return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing, advanced };
+    const undo = { progress, lastIndexOnRung };
+    return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing, advanced, playing: progress?.hasAdvanced ?? false, undo };
+  }
+
+  /**
+   * Takes back what a request changed when it was refused: its player asks for the same segment
+   * on another rung next, and must be seen continuing from where it was, not from a segment it
+   * never got (the next player behind the same address asking for the refused rung would
+   * otherwise look like a refetch, not a switch).
+   */
+  revert({ stream, undo }: NotedRequest): void {
+    const groupKey = `${stream.clientKey}\n${stream.assetId}`;
+    const byRung = this.lastIndexByRung.get(groupKey);
+    if (undo.lastIndexOnRung === undefined) byRung?.delete(`${stream.track}/${stream.rung}`);
+    else byRung?.set(`${stream.track}/${stream.rung}`, undo.lastIndexOnRung);
+    if (undo.progress) {
+      Object.assign(stream, undo.progress);
+      return;
+    }
+    const remaining = (this.byClientAsset.get(groupKey) ?? []).filter((candidate) => candidate !== stream);
+    if (remaining.length > 0) this.byClientAsset.set(groupKey, remaining);
+    else this.byClientAsset.delete(groupKey);
   }
 
   /**
@@ -149,3 +185,13 @@ export class ViewerStreams {
     this.options.onGone?.(stream);
   }
 }
+
+const progressOf = ({ rung, lastIndex, fetchedUntil, playhead, playheadAt, lastRequestAt, hasAdvanced }: ViewerStream): StreamProgress => ({
+  rung,
+  lastIndex,
+  fetchedUntil,
+  playhead,
+  playheadAt,
+  lastRequestAt,
+  hasAdvanced,
+});
