@@ -119,6 +119,11 @@ describe('ViewerStreams', () => {
     // Another player behind the address asks for the refused rung: a switch as it moves on, not a refetch.
     const next = note(streams, { index: 1, rung: '720p', now: at + 2_010 });
     expect(next).toMatchObject({ stream: refused.stream, advanced: true, switchedFrom: '540p' });
+    // A refusal decided after another request of the stream was noted leaves that one's news alone.
+    const late = note(streams, { index: 2, rung: '1080p', now: at + 4_000 });
+    const meanwhile = note(streams, { index: 2, rung: '720p', now: at + 4_050 });
+    streams.revert(late);
+    expect(meanwhile.stream).toMatchObject({ rung: '720p', lastIndex: 2, lastRequestAt: at + 4_050 });
     // A refused first request leaves no stream behind.
     const first = note(streams, { client: 'b', index: 0 });
     streams.revert(first);

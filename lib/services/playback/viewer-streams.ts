@@ -63,7 +63,7 @@ export type NotedRequest = {
    */
   playing: boolean;
   /** What the request changed, for revert. */
-  undo: { progress: StreamProgress | null; lastIndexOnRung: number | undefined };
+  undo: { progress: StreamProgress | null; lastIndexOnRung: number | undefined; rung: string; index: number; notedAt: number };
 };
 
 // A player with a full buffer still asks for a segment every few seconds; one silent this long
@@ -119,7 +119,7 @@ export class ViewerStreams {
     const lastIndexOnRung = byRung.get(`${track}/${rung}`);
     byRung.set(`${track}/${rung}`, Math.max(index, lastIndexOnRung ?? -1));
     this.lastIndexByRung.set(groupKey, byRung);
-    const undo = { progress, lastIndexOnRung };
+    const undo = { progress, lastIndexOnRung, rung, index, notedAt: now };
     return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing, advanced, playing: progress?.hasAdvanced ?? false, undo };
   }
 
@@ -130,6 +130,8 @@ export class ViewerStreams {
    * otherwise look like a refetch, not a switch).
    */
   revert({ stream, undo }: NotedRequest): void {
+    // Another request of the stream noted since (the refusal waited on a bucket lookup) is newer news.
+    if (stream.lastRequestAt !== undo.notedAt || stream.rung !== undo.rung || stream.lastIndex !== undo.index) return;
     const groupKey = `${stream.clientKey}\n${stream.assetId}`;
     const byRung = this.lastIndexByRung.get(groupKey);
     if (undo.lastIndexOnRung === undefined) byRung?.delete(`${stream.track}/${stream.rung}`);
