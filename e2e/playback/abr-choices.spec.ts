@@ -69,7 +69,7 @@ const settledAsset = async (
   return { src, multivariant };
 };
 
-type Playback = { report: PlayerReport; position: number; videoLoads: Array<{ height: number }>; stalls: number };
+type Playback = { report: PlayerReport; position: number; heightsPlayed: number[]; stalls: number };
 
 /** Plays `src` in hls.js on a link of `kbps`, `rewrite` applied to the multivariant playlist. */
 const playOnLink = async (src: string, kbps: number, rewrite?: (multivariant: string) => string): Promise<Playback> => {
@@ -104,19 +104,19 @@ const playOnLink = async (src: string, kbps: number, rewrite?: (multivariant: st
       state = await read();
     }
     const { report, position } = state;
-    const segments = report.loads.filter((load) => load.type === 'main' && load.url.endsWith('.m4s') && !load.url.includes('init'));
-    const videoLoads = segments.map((load) => ({ height: report.levels[load.level]?.height ?? 0 }));
-    return { report, position, videoLoads, stalls: report.waitingAfterPlaying + report.bufferStalled };
+    const heightsPlayed = report.loads
+      .filter((load) => load.type === 'main' && load.url.endsWith('.m4s'))
+      .map((load) => report.levels[load.level]?.height ?? 0);
+    return { report, position, heightsPlayed, stalls: report.waitingAfterPlaying + report.bufferStalled };
   } finally {
     await page.close();
   }
 };
 
-const heightsPlayed = (playback: Playback): number[] => playback.videoLoads.map((load) => load.height);
 const summary = (multivariant: LoadedMultivariant, playback: Playback) =>
   JSON.stringify({
     rungs: multivariant.video.map((variant) => ({ name: variant.name, bandwidth: variant.bandwidth, average: variant.averageBandwidth })),
-    played: heightsPlayed(playback),
+    played: playback.heightsPlayed,
     position: playback.position,
     stalls: playback.stalls,
     fatal: playback.report.fatal,
@@ -136,7 +136,7 @@ test('slides on a 1.2 Mb/s link: hls.js climbs to the top rung, as the encoded a
   expect(honest.report.fatal, summary(multivariant, honest)).toBeNull();
   expect(honest.position, summary(multivariant, honest)).toBeGreaterThanOrEqual(PLAY_SECONDS);
   expect(honest.stalls, summary(multivariant, honest)).toBe(0);
-  expect(heightsPlayed(honest).at(-1), summary(multivariant, honest)).toBe(topHeight);
+  expect(honest.heightsPlayed.at(-1), summary(multivariant, honest)).toBe(topHeight);
 
   // The control: the same playlist with each rung's average set to its peak, as a playlist that
   // declares nominal rates does. hls.js then never sees the top rung fit the link.
@@ -147,7 +147,7 @@ test('slides on a 1.2 Mb/s link: hls.js climbs to the top rung, as the encoded a
     }),
   );
   expect(peaksOnly.position, summary(multivariant, peaksOnly)).toBeGreaterThanOrEqual(PLAY_SECONDS);
-  expect(heightsPlayed(peaksOnly), summary(multivariant, peaksOnly)).not.toContain(topHeight);
+  expect(peaksOnly.heightsPlayed, summary(multivariant, peaksOnly)).not.toContain(topHeight);
 });
 
 test('grain on a 2 Mb/s link: hls.js settles on the highest rung whose encoded average fits its margin, never above the link, without a stall', async ({
@@ -170,6 +170,6 @@ test('grain on a 2 Mb/s link: hls.js settles on the highest rung whose encoded a
   expect(playback.position, context).toBeGreaterThanOrEqual(PLAY_SECONDS);
   expect(playback.stalls, context).toBe(0);
   // The first segment comes from the first-listed rung, before hls.js has measured anything.
-  for (const height of heightsPlayed(playback).slice(1)) expect(averageOf.get(height), context).toBeLessThanOrEqual(linkKbps * 1000);
-  expect(heightsPlayed(playback).at(-1), context).toBe(expectedHeight);
+  for (const height of playback.heightsPlayed.slice(1)) expect(averageOf.get(height), context).toBeLessThanOrEqual(linkKbps * 1000);
+  expect(playback.heightsPlayed.at(-1), context).toBe(expectedHeight);
 });

@@ -69,7 +69,7 @@ export type ViewerPassResult = {
     reachedSeconds: number;
     segmentsByRung: Record<string, number>;
     errors: number;
-    /** Each video segment as "rung/index took ms, done at ms" from the viewer's start: where a stall came from. */
+    /** Each video segment as "rung/index status took ms at ms" (done, from the viewer's start): where a stall came from. */
     videoFetches: string[];
     switches: ViewerReport['switches'];
   }>;

@@ -86,7 +86,7 @@ export class ViewerStreams {
   note({ clientKey, assetId, track, rung, index, start, now }: SegmentRequestNote): NotedRequest {
     // Requests drive the sweeping, so no timer is needed; with no requests, nothing is waiting.
     if (now - this.lastSweepAt >= SWEEP_INTERVAL_MS) this.sweep(now);
-    const groupKey = `${clientKey}\n${assetId}`;
+    const groupKey = groupKeyOf(clientKey, assetId);
     const group = (this.byClientAsset.get(groupKey) ?? []).filter((stream) => this.isActive(stream, now) || (this.gone(stream), false));
     const continuing = (candidate: ViewerStream) => candidate.track === track && candidate.lastIndex === index - 1;
     const repeating = (candidate: ViewerStream) => candidate.track === track && candidate.lastIndex === index;
@@ -116,8 +116,8 @@ export class ViewerStreams {
     }
     this.byClientAsset.set(groupKey, group);
     const byRung = this.lastIndexByRung.get(groupKey) ?? new Map<string, number>();
-    const lastIndexOnRung = byRung.get(`${track}/${rung}`);
-    byRung.set(`${track}/${rung}`, Math.max(index, lastIndexOnRung ?? -1));
+    const lastIndexOnRung = byRung.get(rungKeyOf(track, rung));
+    byRung.set(rungKeyOf(track, rung), Math.max(index, lastIndexOnRung ?? -1));
     this.lastIndexByRung.set(groupKey, byRung);
     const undo = { progress, lastIndexOnRung, rung, index, notedAt: now };
     return { stream, deadline: this.deadlineFor(stream, start, now), switchedFrom, isNew: !existing, advanced, playing: progress?.hasAdvanced ?? false, undo };
@@ -132,10 +132,10 @@ export class ViewerStreams {
   revert({ stream, undo }: NotedRequest): void {
     // Another request of the stream noted since (the refusal waited on a bucket lookup) is newer news.
     if (stream.lastRequestAt !== undo.notedAt || stream.rung !== undo.rung || stream.lastIndex !== undo.index) return;
-    const groupKey = `${stream.clientKey}\n${stream.assetId}`;
+    const groupKey = groupKeyOf(stream.clientKey, stream.assetId);
     const byRung = this.lastIndexByRung.get(groupKey);
-    if (undo.lastIndexOnRung === undefined) byRung?.delete(`${stream.track}/${stream.rung}`);
-    else byRung?.set(`${stream.track}/${stream.rung}`, undo.lastIndexOnRung);
+    if (undo.lastIndexOnRung === undefined) byRung?.delete(rungKeyOf(stream.track, stream.rung));
+    else byRung?.set(rungKeyOf(stream.track, stream.rung), undo.lastIndexOnRung);
     if (undo.progress) {
       Object.assign(stream, undo.progress);
       return;
@@ -151,7 +151,7 @@ export class ViewerStreams {
    * its client plays is done with that rung.
    */
   stillPlayedBesides(stream: ViewerStream, rung: string): boolean {
-    const last = this.lastIndexByRung.get(`${stream.clientKey}\n${stream.assetId}`)?.get(`${stream.track}/${rung}`);
+    const last = this.lastIndexByRung.get(groupKeyOf(stream.clientKey, stream.assetId))?.get(rungKeyOf(stream.track, rung));
     return last !== undefined && last >= stream.lastIndex;
   }
 
@@ -187,6 +187,9 @@ export class ViewerStreams {
     this.options.onGone?.(stream);
   }
 }
+
+const groupKeyOf = (clientKey: string, assetId: string) => `${clientKey}\n${assetId}`;
+const rungKeyOf = (track: TrackKind, rung: string) => `${track}/${rung}`;
 
 const progressOf = ({ rung, lastIndex, fetchedUntil, playhead, playheadAt, lastRequestAt, hasAdvanced }: ViewerStream): StreamProgress => ({
   rung,
