@@ -4,9 +4,9 @@ import path from 'node:path';
 import { autogroupNiceOf, niceOf } from '../../lib/media/test-support/scheduling';
 import { DEMAND_HOLD_MS } from '../../lib/services/playback/encode-demand';
 import { Api } from '../support/api';
-import { httpGet } from '../support/hls';
+import { httpGet, parseMediaPlaylist } from '../support/hls';
 import { isCluster, type KeyframeServer } from '../support/keyframe-server';
-import { createPlayableAsset, expect, test, type PlayableAsset } from '../support/playback';
+import { createPlayableAsset, expect, loadMultivariant, multivariantUrl, test, type PlayableAsset } from '../support/playback';
 import { isFfmpeg, scalesToWidth, waitForIdleEncoders, watchProcesses, type ProcessEntry } from '../../harness/processes';
 import { disposeKeyframe, startKeyframe } from '../support/test';
 import { sleep, sha256, videoSegmentFiles, strayVideoFiles, waitUntilStable, decodeSegment, type Rendition, loadRendition, segmentStart, encoderFor, seekOf } from '../support/jit';
@@ -120,6 +120,41 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
     expect(decoded.stderr.trim(), 'decode errors').toBe('');
     expect(decoded.ok).toBe(true);
     expect(decoded.frames).toBe(Math.round(top.playlist.segments[index]!.duration * top.fps));
+  });
+
+  test("a starting viewer's init segment comes from its segment 0's encode as soon as ffmpeg has written it, while that segment still encodes", async ({}, testInfo) => {
+  test.skip(isCluster(), 'watches the ffmpeg children of the one server process (/proc)');
+    // A player leaves the init out of its bandwidth estimate: an init answered only with segment 0
+    // made that segment look instant, and players climbed on the strength of it.
+    const multivariant = await loadMultivariant(multivariantUrl(server, asset.playbackId));
+    const variant = multivariant.video.find((candidate) => candidate.name === '360p');
+    expect(variant, multivariant.text).toBeDefined();
+    const playlist = parseMediaPlaylist((await httpGet(variant!.url)).text, variant!.url);
+    await waitForIdleEncoders(server.pid);
+    const watch = watchProcesses(server.pid, encoderFor(asset.assetId, variant!.resolution!.width), { intervalMs: 10 });
+    try {
+      const segmentZero = httpGet(playlist.segments[0]!.url);
+      const deadline = Date.now() + 30_000;
+      while (watch.seen.size === 0 && Date.now() < deadline) await sleep(10);
+      expect(watch.seen.size, 'the encode of segment 0 started').toBe(1);
+      const init = await httpGet(playlist.map!.url);
+      const initAt = Date.now();
+      const zero = await segmentZero;
+      await watch.stop();
+      const encodes = [...watch.seen.values()].filter((entry) => entry.firstSeen <= initAt);
+      await testInfo.attach('encodes.json', {
+        body: JSON.stringify({ initAt, encodes: encodes.map(({ pid, command, firstSeen, lastSeen }) => ({ pid, command, firstSeen, lastSeen })) }, null, 2),
+        contentType: 'application/json',
+      });
+      expect([init.status, zero.status]).toEqual([200, 200]);
+      expect(encodes, 'ffmpeg runs of the rung up to the init answer: segment 0 alone, no one-frame init encode').toHaveLength(1);
+      expect(initAt, 'the init was answered while segment 0 was still being encoded').toBeLessThan(encodes[0]!.lastSeen);
+      const decoded = await decodeSegment(workDir, init.body, zero.body, 'early-init');
+      expect(decoded.stderr.trim(), 'segment 0 decodes with that init').toBe('');
+      expect(decoded.frames).toBe(Math.round(playlist.segments[0]!.duration * (variant!.frameRate ?? 30)));
+    } finally {
+      await watch.stop();
+    }
   });
 
   test('(c) kill -9 of the ffmpeg encoding a cold segment: 5xx or a complete retry, no partial file, next request works', async ({}, testInfo) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Fmp4StreamSplitter, splitFragmentedMp4 } from './fmp4';
+import { Fmp4StreamSplitter, splitFragmentedMp4, spotInitSegment } from './fmp4';
 import { readDecodeTimes, readTrackTimescale, shiftDecodeTime } from './fmp4-decode-times';
 import { FFMPEG, FFPROBE } from './test-support/media-fixtures';
 
@@ -354,6 +354,29 @@ describe('Fmp4StreamSplitter', () => {
     const splitter = new Fmp4StreamSplitter({ onInit: () => {}, onFragment: () => {} });
     splitter.push(original.subarray(0, original.length - 50));
     expect(() => splitter.end()).toThrow(/Truncated MP4/);
+  });
+});
+
+describe('spotInitSegment', () => {
+  it('hands out the init once, when its last byte arrives, and ignores the rest', () => {
+    const moovEnd = walk(original).find((box) => box.type === 'moov')?.end;
+    const spotted: Array<{ at: number; init: Buffer }> = [];
+    let pushed = 0;
+    const sink = spotInitSegment((init) => spotted.push({ at: pushed, init }));
+    for (const byte of original) {
+      pushed++;
+      sink(Buffer.of(byte));
+    }
+    expect(spotted.map(({ at }) => at)).toEqual([moovEnd]);
+    expect(spotted[0]?.init.equals(splitFragmentedMp4(original).init)).toBe(true);
+  });
+
+  it('stays silent, without throwing, on bytes that are not a fragmented MP4', () => {
+    const spotted: Buffer[] = [];
+    const sink = spotInitSegment((init) => spotted.push(init));
+    expect(() => sink(Buffer.from('this is not an mp4 file at all'))).not.toThrow();
+    expect(() => sink(original)).not.toThrow();
+    expect(spotted).toEqual([]);
   });
 });
 

@@ -242,3 +242,29 @@ export function splitFragmentedMp4(data: Uint8Array): { init: Buffer; fragments:
   if (!init) throw new Error('Invalid fragmented MP4: missing init segment');
   return { init, fragments };
 }
+
+/**
+ * A sink for a fragmented MP4 as it is written that calls `onInit` with the init segment (a copy)
+ * as soon as its last byte arrives, and ignores everything after it. ffmpeg writes the init when
+ * its encoder opens, long before the last fragment: whoever needs only the init need not wait for
+ * the rest. A stream that is not a fragmented MP4 never calls it (whoever splits the whole output
+ * reports that).
+ */
+export const spotInitSegment = (onInit: (init: Buffer) => void): ((chunk: Uint8Array) => void) => {
+  let done = false;
+  const splitter = new Fmp4StreamSplitter({
+    onInit: (init) => {
+      done = true;
+      onInit(Buffer.from(init));
+    },
+    onFragment: () => undefined,
+  });
+  return (chunk) => {
+    if (done) return;
+    try {
+      splitter.push(chunk);
+    } catch {
+      done = true;
+    }
+  };
+};

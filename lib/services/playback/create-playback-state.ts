@@ -15,6 +15,7 @@ export const createPlaybackState = (): PlaybackState =>
     // Encoding, and what steers it.
     encoder: createEncoder,
     initEncodes: () => new Map(),
+    initArrivals: () => new Map(),
     audioEncodes: () => new Map(),
     audioSegmentsWanted: () => new LRUCache({ max: 10_000 }),
     encodeCosts: () => new Map(),

@@ -3,7 +3,7 @@ import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { getLogger } from '../../log';
 import { cpuSecondsFromReport, problemsInReport, withCpuReport } from '../../media/cpu-report';
-import { splitFragmentedMp4 } from '../../media/fmp4';
+import { splitFragmentedMp4, spotInitSegment } from '../../media/fmp4';
 import { shiftDecodeTime } from '../../media/fmp4-decode-times';
 import { buildMultiRungSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
@@ -18,6 +18,7 @@ import { shareFile, shareInBackground } from '../storage/shared-storage';
 import { recordEncodeCost } from './encode-costs';
 import { overlayImages } from './overlay-images';
 import type { SegmentRequest } from './playback-plan';
+import { playbackState } from './playback-state';
 import { segmentCache } from './runtime';
 
 // The ffmpeg runs behind just-in-time video segments: one rung of a segment, or several rungs of
@@ -29,7 +30,8 @@ const ENCODE_TIMEOUT_MS = 10 * 60_000;
 
 // Runs one ffmpeg encode and returns what it wrote (stdout, or each extra output pipe when
 // `outputs` is given) and the CPU seconds it used; stopped by `cancel` or by the asset's deletion.
-// `what` names the output in errors. A `yieldCpu` encode runs at the lowest priority.
+// `what` names the output in errors. A `yieldCpu` encode runs at the lowest priority. `onInit`
+// gets each output's init segment as soon as ffmpeg has written it.
 export const encodeToMemory = async ({
   assetId,
   args,
@@ -37,6 +39,7 @@ export const encodeToMemory = async ({
   cancel,
   what,
   yieldCpu = false,
+  onInit,
 }: {
   assetId: string;
   args: string[];
@@ -45,8 +48,16 @@ export const encodeToMemory = async ({
   cancel?: AbortSignal;
   what: string;
   yieldCpu?: boolean;
+  onInit?: (output: number, init: Buffer) => void;
 }): Promise<{ written: Buffer[]; cpuSeconds: number | null }> => {
   const chunks: Buffer[][] = Array.from({ length: Math.max(1, outputs) }, () => []);
+  const sinks = chunks.map((sink, output) => {
+    const spot = onInit ? spotInitSegment((init) => onInit(output, init)) : undefined;
+    return (chunk: Buffer) => {
+      sink.push(chunk);
+      spot?.(chunk);
+    };
+  });
   const result = await withAssetCancellation(assetId, cancel, async (signal) => {
     const run = await runProcess({
       command: getEnv().ffmpegPath,
@@ -54,8 +65,8 @@ export const encodeToMemory = async ({
       timeoutMs: ENCODE_TIMEOUT_MS,
       signal,
       ...(outputs > 0
-        ? { extraOutputs: chunks.map((sink) => (chunk: Buffer) => sink.push(chunk)) }
-        : { onStdout: (chunk: Buffer) => chunks[0]?.push(chunk) }),
+        ? { extraOutputs: sinks }
+        : { onStdout: (chunk: Buffer) => sinks[0]?.(chunk) }),
       background: yieldCpu,
       children: childProcesses(),
     });
@@ -69,13 +80,52 @@ export const encodeToMemory = async ({
   return { written: chunks.map((sink) => Buffer.concat(sink)), cpuSeconds: cpuSecondsFromReport(result.stderr) };
 };
 
-// Every encode of a rung yields the same init segment; the first one to finish provides it.
+declare module './playback-state' {
+  interface PlaybackState {
+    /** Who waits for an encode in flight to publish a rung's init segment, by the init's path. */
+    initArrivals: Map<string, Set<() => void>>;
+  }
+}
+
+const initArrivals = () => playbackState().initArrivals;
+
+// Every encode of a rung yields the same init segment; the first one to write it provides it.
 export const publishInitOnce = async (assetId: string, rung: Rung, init: Buffer): Promise<void> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
-  if (await isStoredFile(initPath)) return;
-  await publishFile(initPath, init);
-  shareInBackground(initPath, init);
+  if (!(await isStoredFile(initPath))) {
+    await publishFile(initPath, init);
+    shareInBackground(initPath, init);
+  }
+  for (const arrived of initArrivals().get(initPath) ?? []) arrived();
 };
+
+// An encode publishes its rung's init as soon as ffmpeg has written it (when the encoder opens),
+// not when the segment is done: a starting player asks for the init before segment 0, and one
+// that got it only with segment 0 took that segment as instant and climbed on the strength of it.
+const publishInitEarly = (assetId: string, rung: Rung, init: Buffer): void => {
+  publishInitOnce(assetId, rung, init).catch((error: unknown) => getLogger().warn({ err: error, assetId, rung: rung.name }, 'early init publish failed'));
+};
+
+/** Resolves once an encode publishes the init segment at `initPath` (see publishInitOnce), or `until` settles. */
+export const initPublishedOr = async (initPath: string, until: Promise<unknown>): Promise<void> => {
+  let arrived = () => undefined as void;
+  const published = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const listeners = initArrivals().get(initPath) ?? new Set<() => void>();
+  listeners.add(arrived);
+  initArrivals().set(initPath, listeners);
+  try {
+    // Published between the caller's look and now: nobody would call back.
+    if (await isStoredFile(initPath)) return;
+    await Promise.race([published, until.then(noop, noop)]);
+  } finally {
+    listeners.delete(arrived);
+    if (listeners.size === 0 && initArrivals().get(initPath) === listeners) initArrivals().delete(initPath);
+  }
+};
+
+const noop = (): void => undefined;
 
 type EncodedSegment = { init: Buffer; media: Buffer };
 
@@ -112,6 +162,7 @@ export const encodeVideoSegmentBytes = async (request: SegmentRequest, attempt: 
     what: `${rung.name} segment ${index}`,
     // Work nobody waits for (background rungs, cache fill) runs on what viewers leave idle.
     yieldCpu: attempt.background,
+    onInit: (_output, init) => publishInitEarly(assetId, rung, init),
   });
   const encodeSeconds = (performance.now() - startedAt) / 1000;
   // CPU time is what the rung costs whatever the priority and the load it ran under.
@@ -138,6 +189,10 @@ export const encodeJointSegmentBytes = async (requests: readonly SegmentRequest[
     cancel: attempt.signal,
     what: `${requests.map(({ rung }) => rung.name).join(' + ')} segment ${index}`,
     yieldCpu: attempt.background,
+    onInit: (output, init) => {
+      const rung = requests[output]?.rung;
+      if (rung) publishInitEarly(assetId, rung, init);
+    },
   });
   return requests.map((request, output) => placeOnTimeline(request, written[output] ?? Buffer.alloc(0)));
 };

@@ -30,7 +30,7 @@ import {
   type EncodeSubject,
   type InFlightEncode,
 } from './runtime';
-import { encodeToMemory, encodeVideoSegmentBytes, publishInitOnce, storeEncodedSegment } from './segment-encode-runs';
+import { encodeToMemory, encodeVideoSegmentBytes, initPublishedOr, publishInitOnce, storeEncodedSegment } from './segment-encode-runs';
 import type { ViewerStream } from './viewer-streams';
 
 const encodeAndStoreVideoSegment = async (request: SegmentRequest, attempt: WorkAttempt, target: string): Promise<void> => {
@@ -229,16 +229,27 @@ const encodeInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, '
   await publishInitOnce(assetId, rung, splitFragmentedMp4(written[0] ?? Buffer.alloc(0)).init);
 };
 
+// A running encode of the rung (a segment's, or a joint one carrying it), which publishes the
+// rung's init within a frame of starting: what it settles with, or null.
+const runningEncodeOfRung = (assetId: string, rung: string): Promise<void> | null => {
+  for (const flight of inFlightEncodes().values()) {
+    if (flight.assetId === assetId && flight.rung === rung && !flight.dropped && flight.work.state() === 'running') return flight.work.done;
+  }
+  return null;
+};
+
 // A player switching rungs asks for the new rung's init.mp4 right before the segment it wants.
 // The init comes from a one-frame encode (about 0.15 s, so it skips the encoder queue) rather than
 // from encoding segment 0, which that player does not need; a starting player, whose segment 0 is
-// already being encoded, gets the init that encode writes.
+// already being encoded, gets the init that encode writes as soon as it has written it (the
+// segment itself is then answered when it is done, so the player's bandwidth estimate sees what
+// the segment cost).
 export const ensureInitSegment = async ({ assetId, plan, rung }: Omit<SegmentRequest, 'index'>): Promise<string> => {
   const initPath = initSegmentPath(getEnv().dataDir, assetId, rung.name);
   if (await isStoredHereOrInReachableBucket(initPath)) return initPath;
-  const segmentZero = inFlightEncodes().get(encodeKey(assetId, rung.name, 0));
-  if (segmentZero?.work.state() === 'running') {
-    await segmentZero.work.done.catch(() => undefined);
+  const running = runningEncodeOfRung(assetId, rung.name);
+  if (running) {
+    await initPublishedOr(initPath, running);
     if (await isStoredFile(initPath)) return initPath;
   }
   const key = `${assetId}/${rung.name}`;
