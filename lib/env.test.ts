@@ -21,6 +21,15 @@ describe('parseEnv', () => {
     });
   });
 
+  test('RTMPS: on 1936 by default with a generated certificate; its URL follows BASE_URL; certificate and key go together', () => {
+    expect(parseEnv({}).live.rtmps).toEqual({ port: 1936, url: 'rtmps://localhost:1936/app' });
+    expect(parseEnv({ BASE_URL: 'https://video.example.com', RTMPS_PORT: '443' }).live.rtmps.url).toBe('rtmps://video.example.com:443/app');
+    expect(parseEnv({ RTMPS_PORT: '0' }).live.rtmps.port).toBeNull();
+    expect(parseEnv({ RTMPS_CERT_FILE: '/etc/keyframe/cert.pem', RTMPS_KEY_FILE: '/etc/keyframe/key.pem' }).live.rtmps).toMatchObject({ certFile: '/etc/keyframe/cert.pem', keyFile: '/etc/keyframe/key.pem' });
+    expect(() => parseEnv({ RTMPS_CERT_FILE: '/etc/keyframe/cert.pem' })).toThrow(/RTMPS_CERT_FILE and RTMPS_KEY_FILE are set together/);
+    expect(() => parseEnv({ RTMPS_URL: 'rtmp://plain.example.com/app' })).toThrow(/RTMPS_URL/);
+  });
+
   test('derives BASE_URL from PORT and STREAM_URL from BASE_URL; trims trailing slashes', () => {
     expect(parseEnv({ PORT: '8080' }).baseUrl).toBe('http://localhost:8080');
     const env = parseEnv({ BASE_URL: 'https://video.example.com/' });

@@ -108,6 +108,13 @@ const rawEnvSchema = z.object({
   RTMP_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(1935)),
   // What publishers are told to connect to (dashboard, CLI): `rtmp://host:port/app`.
   RTMP_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rtmps?$/ }).transform((value) => value.replace(/\/+$/, '')).optional()),
+  // RTMPS ingest (RTMP inside TLS) on a port of its own; 0 turns it off. Without a certificate
+  // (both files, PEM) a self-signed one is generated and kept in DATA_DIR.
+  RTMPS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(1936)),
+  RTMPS_CERT_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  RTMPS_KEY_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
+  // What publishers are told to connect to over TLS: `rtmps://host:port/app`.
+  RTMPS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rtmps$/ }).transform((value) => value.replace(/\/+$/, '')).optional()),
   // Broadcasts one node takes at once; a publisher beyond it is refused at connect.
   LIVE_MAX_STREAMS: positiveInt(2),
   // x264 preset of the live rungs encoded below the source (the source rung is passed through).
@@ -182,7 +189,14 @@ export type Env = {
   /** Speech recognition for generated captions: the binary and its US English model folder. */
   pocketsphinx: { path: string; modelDir: string };
   /** Live ingest: the RTMP port (null when off), the URL publishers use, and the node's limits. */
-  live: { rtmpPort: number | null; rtmpUrl: string; maxStreams: number; x264Preset: 'ultrafast' | 'superfast' | 'veryfast' | 'faster' };
+  live: {
+    rtmpPort: number | null;
+    rtmpUrl: string;
+    /** RTMPS: its port (null when off), the URL publishers use, and the operator's certificate files (none: self-signed). */
+    rtmps: { port: number | null; url: string; certFile?: string; keyFile?: string };
+    maxStreams: number;
+    x264Preset: 'ultrafast' | 'superfast' | 'veryfast' | 'faster';
+  };
   allowPrivateInputUrls: boolean;
   maxInputBytes: number;
   maxInputDurationSeconds: number;
@@ -269,6 +283,16 @@ const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 type RawEnv = z.infer<typeof rawEnvSchema>;
 
+const parseRtmps = (raw: RawEnv, baseUrl: string): Env['live']['rtmps'] => {
+  const { RTMPS_CERT_FILE: certFile, RTMPS_KEY_FILE: keyFile } = raw;
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new Error('RTMPS_CERT_FILE and RTMPS_KEY_FILE are set together (a PEM certificate and its key), or neither');
+  return {
+    port: raw.RTMPS_PORT === 0 ? null : raw.RTMPS_PORT,
+    url: raw.RTMPS_URL ?? `rtmps://${new URL(baseUrl).hostname}:${raw.RTMPS_PORT || 1936}/app`,
+    ...(certFile !== undefined && keyFile !== undefined && { certFile, keyFile }),
+  };
+};
+
 const parseStorage = (raw: RawEnv): StorageConfig => {
   const { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = raw;
   if (!bucket) {
@@ -329,6 +353,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     live: {
       rtmpPort: raw.RTMP_PORT === 0 ? null : raw.RTMP_PORT,
       rtmpUrl: raw.RTMP_URL ?? `rtmp://${new URL(baseUrl).hostname}:${raw.RTMP_PORT || 1935}/app`,
+      rtmps: parseRtmps(raw, baseUrl),
       maxStreams: raw.LIVE_MAX_STREAMS,
       x264Preset: raw.LIVE_X264_PRESET,
     },

@@ -1,6 +1,6 @@
 'use client';
 
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { errorMessages } from '../hooks/api-fetch';
 import type { LiveIngestJson, LiveStreamJson } from '../hooks/dashboard-types';
 import { useLiveStreamAction } from '../hooks/use-live-stream';
@@ -11,7 +11,22 @@ import { useToast } from '../ui/toast';
 
 const MASK = '•'.repeat(24);
 
-// Where and how to publish: the RTMP server URL, the stream key (hidden until revealed, the only
+function ServerUrl({ title, url, testId, copyLabel, children }: { title: string; url: string; testId: string; copyLabel: string; children?: ReactNode }) {
+  return (
+    <div>
+      <p className="font-medium text-zinc-600">{title}</p>
+      <div className="mt-1 flex items-center gap-2">
+        <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid={testId}>
+          {url}
+        </code>
+        <CopyButton value={url} label={copyLabel} />
+      </div>
+      {children}
+    </div>
+  );
+}
+
+// Where and how to publish: the RTMP (and RTMPS) server URL, the stream key (hidden until revealed, the only
 // credential a publisher needs) and, once revealed, the whole publish URL for ffmpeg.
 export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; ingest: LiveIngestJson }) {
   const [revealed, setRevealed] = useState(false);
@@ -31,15 +46,16 @@ export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; inges
         </p>
       )}
       <div className="space-y-3 rounded-md border border-zinc-200 bg-white p-3 text-sm">
-        <div>
-          <p className="font-medium text-zinc-600">RTMP server URL</p>
-          <div className="mt-1 flex items-center gap-2">
-            <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid="rtmp-url">
-              {ingest.rtmp_url}
-            </code>
-            <CopyButton value={ingest.rtmp_url} label="Copy server URL" />
-          </div>
-        </div>
+        <ServerUrl title="RTMP server URL" url={ingest.rtmp_url} testId="rtmp-url" copyLabel="Copy server URL" />
+        {ingest.rtmps_url && (
+          <ServerUrl title="RTMPS server URL (TLS)" url={ingest.rtmps_url} testId="rtmps-url" copyLabel="Copy RTMPS server URL">
+            {ingest.rtmps_self_signed && (
+              <p className="mt-1 text-xs text-zinc-500">
+                Self-signed certificate: encoders that check certificates (OBS does) need it trusted, or the server started with RTMPS_CERT_FILE and RTMPS_KEY_FILE.
+              </p>
+            )}
+          </ServerUrl>
+        )}
         <div>
           <p className="font-medium text-zinc-600">Stream key</p>
           <code className="mt-1 block font-mono text-xs break-all" data-testid="stream-key">

@@ -1,18 +1,20 @@
 import { createAdmin, screenshot, signIn } from '../support/dashboard';
-import { startLiveKeyframe, type LiveServer } from '../support/live';
+import { startLiveKeyframeWithRtmps, type LiveServer } from '../support/live';
 import { publishTestPattern } from '../support/live-publisher';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
 
 // The dashboard's live stream page while a real broadcast runs: the badge turns active on its own,
 // the preview plays the live stream, "Complete" ends it, and the recording shows up and links to
-// its asset.
+// its asset. The server also takes RTMPS, whose URL the page shows with the self-signed note, and
+// the broadcast is published over it.
 
 let live: LiveServer | undefined;
 
 test.afterAll(async () => disposeKeyframe(live?.server));
 
 test('a broadcast seen from the dashboard: active badge, live preview, complete, the recording linked', async ({ page }, testInfo) => {
-  live = await startLiveKeyframe('live-dashboard');
+  const withRtmps = await startLiveKeyframeWithRtmps('live-dashboard');
+  live = withRtmps;
   await createAdmin(live.server);
   const mux = muxClient(live.server, await live.server.createToken());
   const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 30 });
@@ -21,8 +23,10 @@ test('a broadcast seen from the dashboard: active badge, live preview, complete,
   await page.goto(live.server.url(`/live-streams/${stream.id}`));
   const badge = page.getByTestId('live-stream-status');
   await expect(badge).toContainText('idle');
+  await expect(page.getByTestId('rtmps-url')).toHaveText(`rtmps://127.0.0.1:${withRtmps.rtmpsPort}/app`);
+  await expect(page.getByText(/Self-signed certificate/)).toBeVisible();
 
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const publisher = publishTestPattern({ rtmpUrl: withRtmps.rtmpsUrl(stream.stream_key) });
   try {
     await expect(badge).toContainText('active', { timeout: 20_000 });
     const video = page.getByTestId('preview-video');

@@ -14,6 +14,13 @@ export const startLiveKeyframe = async (label: string, env: Record<string, strin
   return { server, rtmpPort, rtmpUrl: (streamKey) => `rtmp://127.0.0.1:${rtmpPort}/app/${streamKey}` };
 };
 
+/** A live server with RTMPS ingest too, on a port of its own. */
+export const startLiveKeyframeWithRtmps = async (label: string, env: Record<string, string> = {}): Promise<LiveServer & { rtmpsPort: number; rtmpsUrl: (streamKey: string) => string }> => {
+  const rtmpsPort = await getFreePort();
+  const live = await startLiveKeyframe(label, { RTMPS_PORT: String(rtmpsPort), ...env });
+  return { ...live, rtmpsPort, rtmpsUrl: (streamKey) => `rtmps://127.0.0.1:${rtmpsPort}/app/${streamKey}` };
+};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `url` until it answers 200 with a body `accept` likes; returns that body. */

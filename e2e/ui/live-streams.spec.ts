@@ -69,6 +69,7 @@ test('a live stream created in the dashboard: key reveal and reset, disable, ena
   await expect(page.getByTestId('live-stream-url')).toHaveText(`${keyframe.baseUrl}/${playbackId}.m3u8`);
   const rtmpUrl = (await page.getByTestId('rtmp-url').textContent()) ?? '';
   expect(rtmpUrl).toMatch(/^rtmp:\/\/[^/]+:\d+\/app$/);
+  await expect(page.getByTestId('rtmps-url'), 'no RTMPS without RTMP').toHaveCount(0);
 
   // Hidden until revealed, and the publish URL with it.
   const streamKey = page.getByTestId('stream-key');

@@ -233,6 +233,7 @@ describe('serializeLiveStream', () => {
     activeAssetId: null,
     recentAssetIdsJson: '[]',
     connectedAt: null,
+    ingestProtocol: null,
     createdAt: new Date('2021-01-06T12:54:14.900Z'),
     playbackIds: [{ id: 'P'.repeat(44), policy: 'public' }],
   };
@@ -266,6 +267,8 @@ describe('serializeLiveStream', () => {
       metaJson: '{"title":"Show"}',
     });
     expect(json).toMatchObject({ status: 'active', active_asset_id: 'A2', recent_asset_ids: ['A1', 'A2'], active_ingest_protocol: 'rtmp', test: true, audio_only: true, meta: { title: 'Show' } });
+    expect(serializeLiveStream({ ...record, status: 'active', connectedAt: new Date(), ingestProtocol: 'rtmps' }).active_ingest_protocol).toBe('rtmps');
+    expect(serializeLiveStream({ ...record, status: 'idle', connectedAt: null, ingestProtocol: 'rtmps' })).not.toHaveProperty('active_ingest_protocol');
   });
 });
 

@@ -314,6 +314,7 @@ export type LiveStreamRecord = {
   activeAssetId: string | null;
   recentAssetIdsJson: string;
   connectedAt: Date | null;
+  ingestProtocol: string | null;
   createdAt: Date;
   playbackIds: PlaybackIdRecord[];
 };
@@ -341,7 +342,7 @@ export const serializeLiveStream = (stream: LiveStreamRecord) => {
     max_continuous_duration: stream.maxContinuousDuration,
     ...(recentAssetIds.length > 0 && { recent_asset_ids: recentAssetIds }),
     ...(stream.activeAssetId !== null && { active_asset_id: stream.activeAssetId }),
-    ...(stream.connectedAt !== null && stream.status === 'active' && { active_ingest_protocol: 'rtmp' as const }),
+    ...(stream.connectedAt !== null && stream.status === 'active' && { active_ingest_protocol: stream.ingestProtocol === 'rtmps' ? ('rtmps' as const) : ('rtmp' as const) }),
     ...(stream.audioOnly && { audio_only: true }),
     ...(stream.passthrough !== null && { passthrough: stream.passthrough }),
     ...(meta && { meta }),

@@ -18,6 +18,8 @@ export type RtmpPublisher = {
   readonly remoteAddress: string;
   /** Date.now() when the publish was accepted. */
   readonly connectedAt: number;
+  /** How the encoder connected: RTMP, or RTMP inside TLS. */
+  readonly protocol: 'rtmp' | 'rtmps';
   /** rtmp://127.0.0.1:{port}/app/{streamKey}, for the local packager. */
   readonly readUrl: string;
   /** Resolves once both codecs are known (or a moment after only one is); rejects if the publish ends first. */
@@ -53,6 +55,7 @@ export class LivePublisher implements RtmpPublisher {
     readonly streamKey: string,
     readonly remoteAddress: string,
     readonly readUrl: string,
+    readonly protocol: 'rtmp' | 'rtmps',
   ) {
     this.id = connection.id;
     this.media = new Promise((resolve, reject) => {

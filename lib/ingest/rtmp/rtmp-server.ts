@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import type { Logger } from 'pino';
 import { listen } from '../../utils/listen';
 import { audioCodecProblem, videoCodecProblem } from './flv-tags';
@@ -13,6 +14,8 @@ export type PublishDecision = { accept: true } | { accept: false; reason: string
 
 export type RtmpServer = {
   readonly port: number;
+  /** The RTMPS listener's port; null without one. */
+  readonly tlsPort: number | null;
   publisherFor(streamKey: string): RtmpPublisher | undefined;
   /** Ends every session and the listener; resolves within about a second. */
   close(): Promise<void>;
@@ -21,6 +24,12 @@ export type RtmpServer = {
 export type RtmpServerOptions = {
   port: number;
   host?: string;
+  /**
+   * RTMPS: RTMP inside TLS on a port of its own (what OBS means by `rtmps://`). The decrypted
+   * connection is the same RTMP session as a plain one; the packager still reads over plain RTMP
+   * on the loopback port.
+   */
+  tls?: { port: number; cert: string; key: string };
   /** The stream key check. The encoder hears nothing until it answers. */
   authorize(streamKey: string, info: { remoteAddress: string }): Promise<PublishDecision>;
   onPublish(publisher: RtmpPublisher): void;
@@ -103,7 +112,7 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
       return;
     }
     const readUrl = `rtmp://${readHost}:${port}/${RTMP_APP}/${streamKey}`;
-    const publisher = new LivePublisher(connection, streamKey, remoteAddress, readUrl);
+    const publisher = new LivePublisher(connection, streamKey, remoteAddress, readUrl, socketIsTls(connection.socket) ? 'rtmps' : 'rtmp');
     publishersByKey.set(streamKey, publisher);
     publishersByConnection.set(connection, publisher);
     connection.log.info('publish started');
@@ -169,13 +178,13 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
     },
   };
 
-  const tcp = createServer((socket) => {
+  const onSocket = (socket: Socket) => {
     if (closing) {
       socket.destroy();
       return;
     }
     const connection = new RtmpConnection(socket, events, log, options.maxReaderBacklogBytes);
-    connection.log = log.child({ rtmpSession: connection.id, remoteAddress: normalizeAddress(socket.remoteAddress) });
+    connection.log = log.child({ rtmpSession: connection.id, remoteAddress: normalizeAddress(socket.remoteAddress), ...(socketIsTls(socket) && { tls: true }) });
     connections.add(connection);
     connection.run();
     setTimeout(() => {
@@ -183,6 +192,13 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
         connection.close(`neither published nor played within ${IDLE_CONNECTION_TIMEOUT_MS} ms`);
       }
     }, IDLE_CONNECTION_TIMEOUT_MS).unref();
+  };
+  const tcp = createServer(onSocket);
+  // A client that is not speaking TLS (plain RTMP to the RTMPS port) or whose handshake fails is
+  // dropped by node before it becomes a connection: logged, nothing else.
+  const secure = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key, handshakeTimeout: AUTHORIZE_TIMEOUT_MS }, onSocket) : null;
+  secure?.on('tlsClientError', (error, socket) => {
+    log.info({ error: error.message, remoteAddress: normalizeAddress(socket.remoteAddress) }, 'rtmps handshake failed');
   });
 
   const sweepEveryMs = Math.max(100, Math.min(1_000, inactivityMs / 4));
@@ -208,6 +224,7 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
   );
   sweep.unref();
 
+  let tlsPort: number | null = null;
   try {
     port = await listenOn(tcp, options.port, options.host);
   } catch (error) {
@@ -215,12 +232,21 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
     serverSlot.running = false;
     throw error;
   }
+  // Plain RTMP goes on without RTMPS when its port is taken (another server on this machine).
+  if (secure && options.tls) {
+    tlsPort = await listenOn(secure, options.tls.port, options.host).catch((error: unknown) => {
+      log.error({ error: errorMessage(error), port: options.tls?.port }, 'rtmps ingest is off: its port could not be opened (RTMPS_PORT in use?)');
+      return null;
+    });
+  }
   tcp.on('error', (error) => log.error({ error: error.message }, 'rtmp listener error'));
-  log.info({ port }, 'rtmp ingest listening');
+  secure?.on('error', (error) => log.error({ error: error.message }, 'rtmps listener error'));
+  log.info({ port, tlsPort }, 'rtmp ingest listening');
 
   const close = async (): Promise<void> => {
     clearInterval(sweep);
-    const listenerClosed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+    const closed = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+    const listenerClosed = Promise.all([closed(tcp), ...(secure && tlsPort !== null ? [closed(secure)] : [])]);
     for (const connection of [...connections]) connection.destroy('server closed');
     await Promise.race([listenerClosed, delay(CLOSE_WAIT_MS)]);
     clearNodeMediaServerContext();
@@ -231,6 +257,9 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
   return {
     get port() {
       return port;
+    },
+    get tlsPort() {
+      return tlsPort;
     },
     publisherFor: (streamKey) => publishersByKey.get(streamKey),
     close: () => (closing ??= close()),
@@ -250,6 +279,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
+
+const socketIsTls = (socket: Socket): boolean => 'encrypted' in socket && socket.encrypted === true;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 

@@ -5,6 +5,10 @@ export type LiveIngest = {
   rtmpUrl: string;
   /** False when this node runs without an RTMP listener (RTMP_PORT=0). */
   rtmpEnabled: boolean;
+  /** The same over TLS, `rtmps://host:port/app`; null when RTMPS is off (RTMPS_PORT=0) or RTMP is. */
+  rtmpsUrl: string | null;
+  /** RTMPS presents a self-signed certificate (no RTMPS_CERT_FILE): encoders that check certificates must be told to trust it. */
+  rtmpsSelfSigned: boolean;
   /** Where `/{playback_id}.m3u8` is served (STREAM_URL, or the base URL). */
   streamUrl: string;
 };
@@ -12,5 +16,12 @@ export type LiveIngest = {
 // The addresses the live stream page shows: where to publish and where the preview plays from.
 export const liveIngest = (): LiveIngest => {
   const env = getEnv();
-  return { rtmpUrl: env.live.rtmpUrl, rtmpEnabled: env.live.rtmpPort !== null, streamUrl: env.streamUrl };
+  const rtmpEnabled = env.live.rtmpPort !== null;
+  return {
+    rtmpUrl: env.live.rtmpUrl,
+    rtmpEnabled,
+    rtmpsUrl: rtmpEnabled && env.live.rtmps.port !== null ? env.live.rtmps.url : null,
+    rtmpsSelfSigned: env.live.rtmps.certFile === undefined,
+    streamUrl: env.streamUrl,
+  };
 };

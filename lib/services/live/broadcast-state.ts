@@ -14,12 +14,12 @@ const parseIds = (json: string): string[] => {
   return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
 };
 
-export const markConnected = async (liveStreamId: string, ingestNodeId: string, firstConnection: boolean): Promise<void> => {
+export const markConnected = async (liveStreamId: string, ingestNodeId: string, firstConnection: boolean, ingestProtocol: 'rtmp' | 'rtmps'): Promise<void> => {
   const now = new Date();
   await getDb().$transaction(async (tx) => {
     await tx.liveStream.update({
       where: { id: liveStreamId },
-      data: { connectedAt: now, ingestNodeId, ...(firstConnection && { broadcastStartedAt: now }) },
+      data: { connectedAt: now, ingestNodeId, ingestProtocol, ...(firstConnection && { broadcastStartedAt: now }) },
     });
     await recordLiveStreamEvent(tx, 'video.live_stream.connected', liveStreamId, { connected: true, recording: !firstConnection });
   });

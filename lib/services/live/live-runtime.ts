@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import type { Env } from '../../env';
+import { loadOrCreateRtmpsIdentity } from '../../ingest/rtmp/rtmps-certificate';
 import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer, type RtmpServerSlot } from '../../ingest/rtmp/rtmp-server';
 import { planLiveLadder } from '../../media/live/live-ladder';
 import { nodeRuntime } from '../../runtime/node-runtime';
@@ -33,7 +34,7 @@ type Session = {
   assetPlaybackIds: string[];
 };
 
-export type LiveRuntime = { rtmpPort: number; close(): Promise<void> };
+export type LiveRuntime = { rtmpPort: number; rtmpsPort: number | null; close(): Promise<void> };
 
 declare module '../../runtime/node-runtime' {
   interface NodeRuntime {
@@ -175,7 +176,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
     for (const playbackId of stream.playbackIds) {
       registerLivePlayback(playbackId.id, { broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'sliding' });
     }
-    await markConnected(stream.id, nodeId, true);
+    await markConnected(stream.id, nodeId, true, publisher.protocol);
     log.info({ liveStreamId: stream.id, renditions: rungs.map((rung) => rung.name), latencyMode: stream.latencyMode }, 'broadcast started');
     watchConnection(session, publisher);
     broadcast.whenPlayable(() => {
@@ -197,7 +198,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       if (session && !session.ending && !session.publisher) {
         if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
         session.reconnectTimer = null;
-        await markConnected(session.liveStreamId, nodeId, false);
+        await markConnected(session.liveStreamId, nodeId, false, publisher.protocol);
         log.info({ liveStreamId: session.liveStreamId }, 'publisher reconnected');
         watchConnection(session, publisher);
         return;
@@ -222,6 +223,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
   const server: RtmpServer = await startRtmpServer({
     port: rtmpPort,
     host: env.host,
+    tls: (await rtmpsListener(env, log)) ?? undefined,
     authorize,
     onPublish,
     log: log.child({ component: 'rtmp' }),
@@ -234,6 +236,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
 
   return {
     rtmpPort: server.port,
+    rtmpsPort: server.tlsPort,
     // A shutdown keeps broadcasts as they are in the database: their packagers stop (the last
     // complete segments are on disk) and the next start finalizes them, as after a crash.
     close: async () => {
@@ -249,4 +252,19 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       await Promise.all(finalizing);
     },
   };
+};
+
+// RTMPS's port and certificate; null when it is off or its certificate cannot be had (plain RTMP
+// still runs).
+const rtmpsListener = async (env: Env, log: Logger): Promise<{ port: number; cert: string; key: string } | null> => {
+  const { port, url, certFile, keyFile } = env.live.rtmps;
+  if (port === null) return null;
+  try {
+    const identity = await loadOrCreateRtmpsIdentity({ dataDir: env.dataDir, certFile, keyFile, hostname: new URL(url.replace(/^rtmps:/, 'https:')).hostname });
+    if (identity.generated) log.info({ port }, 'rtmps ingest uses a self-signed certificate (RTMPS_CERT_FILE / RTMPS_KEY_FILE set a real one)');
+    return { port, cert: identity.cert, key: identity.key };
+  } catch (error) {
+    log.error({ err: error }, 'rtmps ingest is off: its certificate could not be read or made');
+    return null;
+  }
 };

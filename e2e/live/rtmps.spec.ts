@@ -1,0 +1,108 @@
+import type Mux from '@mux/mux-node';
+import { X509Certificate } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { connect } from 'node:tls';
+import { firstVariantUrl, startLiveKeyframeWithRtmps, waitForPlaylist } from '../support/live';
+import { dataDirsOf } from '../support/keyframe-server';
+import { publishTestPattern, type Publisher } from '../support/live-publisher';
+import { httpGet } from '../support/hls';
+import { decodeSegment } from '../support/jit';
+import { disposeKeyframe, expect, muxClient, test } from '../support/test';
+
+// RTMPS: RTMP inside TLS on a port of its own, with a self-signed certificate made on first start
+// when the operator configures none. ffmpeg publishes over it as OBS would (ffmpeg does not check
+// the certificate; OBS does, so the operator trusts this one or configures a real one).
+
+test.describe.configure({ mode: 'serial' });
+
+let live: Awaited<ReturnType<typeof startLiveKeyframeWithRtmps>>;
+let mux: Mux;
+
+test.beforeAll(async () => {
+  live = await startLiveKeyframeWithRtmps('live-rtmps');
+  mux = muxClient(live.server, await live.server.createToken());
+});
+
+test.afterAll(async () => {
+  await disposeKeyframe(live?.server);
+});
+
+const createStream = () => mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 0 });
+
+const expectRefused = async (publisher: Publisher, what: string) => {
+  const code = await Promise.race([publisher.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 15_000))]);
+  if (code === 'running') await publisher.kill();
+  expect(code, `${what}: the publisher is refused (ffmpeg: ${publisher.stderr().slice(-300)})`).not.toBe('running');
+  expect(code, what).not.toBe(0);
+};
+
+const waitForStatus = async (id: string, status: string) => {
+  const deadline = Date.now() + 30_000;
+  let seen = await mux.video.liveStreams.retrieve(id);
+  while (seen.status !== status && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    seen = await mux.video.liveStreams.retrieve(id);
+  }
+  return seen;
+};
+
+const presentedCertificate = (port: number): Promise<X509Certificate> =>
+  new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      const certificate = socket.getPeerX509Certificate();
+      socket.end();
+      if (certificate) resolve(certificate);
+      else reject(new Error('no certificate presented'));
+    });
+    socket.on('error', reject);
+  });
+
+test('the RTMPS port presents the certificate generated in DATA_DIR, naming the ingest host', async () => {
+  const presented = await presentedCertificate(live.rtmpsPort);
+  const stored = readFileSync(path.join(dataDirsOf(live.server)[0]!, 'rtmps', 'identity.pem'), 'utf8');
+  expect(presented.fingerprint256).toBe(new X509Certificate(stored).fingerprint256);
+  expect(presented.subjectAltName).toContain('IP Address:127.0.0.1');
+});
+
+test('a publisher over RTMPS goes live like one over RTMP: active with active_ingest_protocol rtmps, live HLS that decodes, then idle with a recording', async ({}, testInfo) => {
+  const stream = await createStream();
+  const publisher = publishTestPattern({ rtmpUrl: live.rtmpsUrl(stream.stream_key) });
+  try {
+    const multivariantUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
+    const multivariant = await waitForPlaylist(multivariantUrl, undefined, 30_000);
+    const variantUrl = firstVariantUrl(multivariantUrl, multivariant);
+    const media = await waitForPlaylist(variantUrl, (text) => /^#EXTINF/m.test(text), 30_000);
+    const map = /#EXT-X-MAP:URI="([^"]+)"/.exec(media)?.[1];
+    const firstSegment = media.split('\n').find((line) => line.length > 0 && !line.startsWith('#'));
+    expect(map && firstSegment, media).toBeTruthy();
+    const [init, segment] = await Promise.all([httpGet(new URL(map!, variantUrl).href), httpGet(new URL(firstSegment!, variantUrl).href)]);
+    expect([init.status, segment.status]).toEqual([200, 200]);
+    mkdirSync(testInfo.outputDir, { recursive: true });
+    const decoded = await decodeSegment(testInfo.outputDir, init.body, segment.body, 'rtmps-live');
+    expect(decoded.stderr.trim(), 'the live segment decodes').toBe('');
+    expect(decoded.frames).toBeGreaterThan(0);
+
+    expect(await waitForStatus(stream.id, 'active')).toMatchObject({ status: 'active', active_ingest_protocol: 'rtmps' });
+  } finally {
+    await publisher.stop();
+  }
+  const ended = await waitForStatus(stream.id, 'idle');
+  expect(ended.status).toBe('idle');
+  expect(ended.active_ingest_protocol, 'no protocol once nobody is connected').toBeUndefined();
+  expect(ended.recent_asset_ids?.length, 'the broadcast was recorded').toBe(1);
+});
+
+test('plain RTMP to the RTMPS port, and an unknown key over RTMPS, are refused; plain RTMP still works beside it', async () => {
+  const stream = await createStream();
+  await expectRefused(publishTestPattern({ rtmpUrl: `rtmp://127.0.0.1:${live.rtmpsPort}/app/${stream.stream_key}`, seconds: 10 }), 'plain RTMP on the TLS port');
+  await expectRefused(publishTestPattern({ rtmpUrl: live.rtmpsUrl('00000000-0000-0000-0000-000000000000'), seconds: 10 }), 'unknown key over RTMPS');
+  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  try {
+    await waitForPlaylist(live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`), undefined, 30_000);
+    expect(await waitForStatus(stream.id, 'active')).toMatchObject({ status: 'active', active_ingest_protocol: 'rtmp' });
+  } finally {
+    await publisher.stop();
+  }
+});
+
