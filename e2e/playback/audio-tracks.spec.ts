@@ -35,11 +35,16 @@ let media: MediaServer;
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
+  // Each step's time is printed: once in a CI run this hook ran out of its 120 s before the server
+  // was up (no server log attached), and which step it was is the first thing to know next time.
+  const began = Date.now();
+  const step = <T>(name: string, work: Promise<T>): Promise<T> =>
+    work.finally(() => console.log(`[audio-tracks setup] ${name} done at ${((Date.now() - began) / 1000).toFixed(1)} s`));
   workDir = await mkdtemp(path.join(os.tmpdir(), 'keyframe-e2e-audio-tracks-'));
-  await makeThreeLanguageSource(path.join(workDir, 'three-languages.mkv'), SECONDS);
-  media = await MediaServer.start({ roots: [workDir] });
-  server = await startKeyframe({ label: 'audio-tracks' });
-  api = new Api(server.baseUrl, await server.createToken());
+  await step('source', makeThreeLanguageSource(path.join(workDir, 'three-languages.mkv'), SECONDS));
+  media = await step('media server', MediaServer.start({ roots: [workDir] }));
+  server = await step('keyframe', startKeyframe({ label: 'audio-tracks' }));
+  api = new Api(server.baseUrl, await step('token', server.createToken()));
 });
 
 test.afterAll(async () => {
