@@ -1,6 +1,6 @@
 import type Mux from '@mux/mux-node';
 import { startLiveKeyframe, waitForPlaylist, type LiveServer } from '../support/live';
-import { publishTestPattern } from '../support/live-publisher';
+import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
 import { WebhookReceiver } from '../../harness/webhook-receiver';
 
@@ -26,21 +26,14 @@ test.afterAll(async () => {
 
 const createStream = () => mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 0 });
 
-const expectRefused = async (publisher: ReturnType<typeof publishTestPattern>, what: string) => {
-  const code = await Promise.race([publisher.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 15_000))]);
-  if (code === 'running') await publisher.kill();
-  expect(code, `${what}: the publisher is refused (ffmpeg: ${publisher.stderr().slice(-300)})`).not.toBe('running');
-  expect(code, what).not.toBe(0);
-};
-
 test('an unknown stream key is refused at connect', async () => {
-  await expectRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl('00000000-0000-0000-0000-000000000000') }), 'unknown key');
+  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl('00000000-0000-0000-0000-000000000000') }), 'unknown key');
 });
 
 test('a disabled stream refuses its publisher until enabled again', async () => {
   const stream = await createStream();
   await mux.video.liveStreams.disable(stream.id);
-  await expectRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'disabled stream');
+  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'disabled stream');
   expect(receiver.about(stream.id).map((entry) => entry.event.type)).not.toContain('video.live_stream.connected');
   await mux.video.liveStreams.enable(stream.id);
   const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
@@ -54,7 +47,7 @@ test('a second publisher on a key in use is refused; the first goes on', async (
   const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
   const first = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
   await waitForPlaylist(liveUrl, undefined, 20_000);
-  await expectRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'duplicate publisher');
+  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'duplicate publisher');
   expect(first.process.exitCode, 'the first publisher is still connected').toBeNull();
   expect((await mux.video.liveStreams.retrieve(stream.id)).status).toBe('active');
   await first.stop();
@@ -69,7 +62,7 @@ test('resetting the stream key drops the publisher; the old key is refused, the 
   expect(reset.stream_key).not.toBe(stream.stream_key);
   await Promise.race([first.exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
   expect(first.process.exitCode ?? first.process.signalCode, 'the publisher with the old key was disconnected').not.toBeNull();
-  await expectRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'old key');
+  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'old key');
   await receiver.waitForEvent('video.live_stream.idle', stream.id, { timeoutMs: 20_000 });
   const again = publishTestPattern({ rtmpUrl: live.rtmpUrl(reset.stream_key) });
   await expect.poll(async () => (await mux.video.liveStreams.retrieve(stream.id)).status, { timeout: 20_000 }).toBe('active');
@@ -79,7 +72,7 @@ test('resetting the stream key drops the publisher; the old key is refused, the 
 test('video other than H.264 is refused with a reason', async () => {
   const stream = await createStream();
   const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), videoCodec: 'flv1', seconds: 10 });
-  await expectRefused(publisher, 'FLV1 video');
+  await expectPublisherRefused(publisher, 'FLV1 video');
   expect(publisher.stderr(), 'the encoder is told why').toMatch(/not supported.*H\.264/);
   expect((await mux.video.liveStreams.retrieve(stream.id)).status).toBe('idle');
   expect(live.server.logs(), 'the stream key is never logged').not.toContain(stream.stream_key);

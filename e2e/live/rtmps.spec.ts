@@ -5,7 +5,7 @@ import path from 'node:path';
 import { connect } from 'node:tls';
 import { firstVariantUrl, startLiveKeyframeWithRtmps, waitForPlaylist } from '../support/live';
 import { dataDirsOf } from '../support/keyframe-server';
-import { publishTestPattern, type Publisher } from '../support/live-publisher';
+import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
 import { httpGet } from '../support/hls';
 import { decodeSegment } from '../support/jit';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
@@ -29,13 +29,6 @@ test.afterAll(async () => {
 });
 
 const createStream = () => mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 0 });
-
-const expectRefused = async (publisher: Publisher, what: string) => {
-  const code = await Promise.race([publisher.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 15_000))]);
-  if (code === 'running') await publisher.kill();
-  expect(code, `${what}: the publisher is refused (ffmpeg: ${publisher.stderr().slice(-300)})`).not.toBe('running');
-  expect(code, what).not.toBe(0);
-};
 
 const waitForStatus = async (id: string, status: string) => {
   const deadline = Date.now() + 30_000;
@@ -95,8 +88,8 @@ test('a publisher over RTMPS goes live like one over RTMP: active with active_in
 
 test('plain RTMP to the RTMPS port, and an unknown key over RTMPS, are refused; plain RTMP still works beside it', async () => {
   const stream = await createStream();
-  await expectRefused(publishTestPattern({ rtmpUrl: `rtmp://127.0.0.1:${live.rtmpsPort}/app/${stream.stream_key}`, seconds: 10 }), 'plain RTMP on the TLS port');
-  await expectRefused(publishTestPattern({ rtmpUrl: live.rtmpsUrl('00000000-0000-0000-0000-000000000000'), seconds: 10 }), 'unknown key over RTMPS');
+  await expectPublisherRefused(publishTestPattern({ rtmpUrl: `rtmp://127.0.0.1:${live.rtmpsPort}/app/${stream.stream_key}`, seconds: 10 }), 'plain RTMP on the TLS port');
+  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpsUrl('00000000-0000-0000-0000-000000000000'), seconds: 10 }), 'unknown key over RTMPS');
   const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
   try {
     await waitForPlaylist(live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`), undefined, 30_000);

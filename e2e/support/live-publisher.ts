@@ -1,3 +1,4 @@
+import { expect } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 // ffmpeg as an RTMP publisher, as OBS or a hardware encoder would be: a real-time (`-re`) lavfi
@@ -87,4 +88,12 @@ export const publishTestPattern = ({
     stop: () => waitOrKill('SIGINT'),
     kill: () => waitOrKill('SIGKILL'),
   };
+};
+
+/** The publisher is refused at connect: ffmpeg exits with an error within 15 s (killed and failed if it is still running). */
+export const expectPublisherRefused = async (publisher: Publisher, what: string): Promise<void> => {
+  const code = await Promise.race([publisher.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 15_000))]);
+  if (code === 'running') await publisher.kill();
+  expect(code, `${what}: the publisher is refused (ffmpeg: ${publisher.stderr().slice(-300)})`).not.toBe('running');
+  expect(code, what).not.toBe(0);
 };

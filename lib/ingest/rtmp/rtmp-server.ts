@@ -14,8 +14,6 @@ export type PublishDecision = { accept: true } | { accept: false; reason: string
 
 export type RtmpServer = {
   readonly port: number;
-  /** The RTMPS listener's port; null without one. */
-  readonly tlsPort: number | null;
   publisherFor(streamKey: string): RtmpPublisher | undefined;
   /** Ends every session and the listener; resolves within about a second. */
   close(): Promise<void>;
@@ -257,9 +255,6 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
   return {
     get port() {
       return port;
-    },
-    get tlsPort() {
-      return tlsPort;
     },
     publisherFor: (streamKey) => publishersByKey.get(streamKey),
     close: () => (closing ??= close()),

@@ -34,7 +34,7 @@ type Session = {
   assetPlaybackIds: string[];
 };
 
-export type LiveRuntime = { rtmpPort: number; rtmpsPort: number | null; close(): Promise<void> };
+export type LiveRuntime = { rtmpPort: number; close(): Promise<void> };
 
 declare module '../../runtime/node-runtime' {
   interface NodeRuntime {
@@ -236,7 +236,6 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
 
   return {
     rtmpPort: server.port,
-    rtmpsPort: server.tlsPort,
     // A shutdown keeps broadcasts as they are in the database: their packagers stop (the last
     // complete segments are on disk) and the next start finalizes them, as after a crash.
     close: async () => {
