@@ -30,6 +30,13 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ RTMPS_URL: 'rtmp://plain.example.com/app' })).toThrow(/RTMPS_URL/);
   });
 
+  test('SRT: on UDP 6001 by default; its URL follows BASE_URL; 0 turns it off', () => {
+    expect(parseEnv({}).live.srt).toEqual({ port: 6001, url: 'srt://localhost:6001' });
+    expect(parseEnv({ BASE_URL: 'https://video.example.com', SRT_PORT: '9000' }).live.srt.url).toBe('srt://video.example.com:9000');
+    expect(parseEnv({ SRT_PORT: '0' }).live.srt.port).toBeNull();
+    expect(() => parseEnv({ SRT_URL: 'rtmp://video.example.com/app' })).toThrow(/SRT_URL/);
+  });
+
   test('derives BASE_URL from PORT and STREAM_URL from BASE_URL; trims trailing slashes', () => {
     expect(parseEnv({ PORT: '8080' }).baseUrl).toBe('http://localhost:8080');
     const env = parseEnv({ BASE_URL: 'https://video.example.com/' });

@@ -115,6 +115,11 @@ const rawEnvSchema = z.object({
   RTMPS_KEY_FILE: z.preprocess(emptyAsUndefined, z.string().optional()),
   // What publishers are told to connect to over TLS: `rtmps://host:port/app`.
   RTMPS_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^rtmps$/ }).transform((value) => value.replace(/\/+$/, '')).optional()),
+  // SRT ingest (`srt://host:port?streamid={stream_key}&passphrase={srt_passphrase}`, Mux's form)
+  // on one UDP port for every stream; 0 turns it off.
+  SRT_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(6001)),
+  // What publishers are told to connect to: `srt://host:port`.
+  SRT_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^srt$/ }).transform((value) => value.replace(/\/+$/, '')).optional()),
   // Broadcasts one node takes at once; a publisher beyond it is refused at connect.
   LIVE_MAX_STREAMS: positiveInt(2),
   // x264 preset of the live rungs encoded below the source (the source rung is passed through).
@@ -194,6 +199,8 @@ export type Env = {
     rtmpUrl: string;
     /** RTMPS: its port (null when off), the URL publishers use, and the operator's certificate files (none: self-signed). */
     rtmps: { port: number | null; url: string; certFile?: string; keyFile?: string };
+    /** SRT: its UDP port (null when off) and the URL publishers use, without streamid and passphrase. */
+    srt: { port: number | null; url: string };
     maxStreams: number;
     x264Preset: 'ultrafast' | 'superfast' | 'veryfast' | 'faster';
   };
@@ -354,6 +361,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
       rtmpPort: raw.RTMP_PORT === 0 ? null : raw.RTMP_PORT,
       rtmpUrl: raw.RTMP_URL ?? `rtmp://${new URL(baseUrl).hostname}:${raw.RTMP_PORT || 1935}/app`,
       rtmps: parseRtmps(raw, baseUrl),
+      srt: { port: raw.SRT_PORT === 0 ? null : raw.SRT_PORT, url: raw.SRT_URL ?? `srt://${new URL(baseUrl).hostname}:${raw.SRT_PORT || 6001}` },
       maxStreams: raw.LIVE_MAX_STREAMS,
       x264Preset: raw.LIVE_X264_PRESET,
     },

@@ -29,9 +29,9 @@ export type EncodingLoadJson = EncodingLoad;
 
 // Live streams: the table leaves the stream key out; a stream's page gets it with the addresses to
 // publish to and to play from.
-export type LiveStreamRowJson = Omit<LiveStreamJson, 'stream_key'>;
+export type LiveStreamRowJson = Omit<LiveStreamJson, 'stream_key' | 'srt_passphrase'>;
 export type LiveStreamPage = { data: LiveStreamRowJson[]; total: number; page: number; limit: number };
-export type LiveIngestJson = { rtmp_url: string; rtmp_enabled: boolean; rtmps_url: string | null; rtmps_self_signed: boolean; stream_url: string };
+export type LiveIngestJson = { rtmp_url: string; rtmp_enabled: boolean; rtmps_url: string | null; rtmps_self_signed: boolean; srt_url: string | null; stream_url: string };
 export type LiveStreamWithIngest = { data: LiveStreamJson; ingest: LiveIngestJson };
 export type LiveStreamRecordingJson = { id: string; asset: AssetJson | null };
 export type NewLiveStream = {

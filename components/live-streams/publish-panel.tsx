@@ -26,14 +26,16 @@ function ServerUrl({ title, url, testId, copyLabel, children }: { title: string;
   );
 }
 
-// Where and how to publish: the RTMP (and RTMPS) server URL, the stream key (hidden until revealed, the only
-// credential a publisher needs) and, once revealed, the whole publish URL for ffmpeg.
+// Where and how to publish: the RTMP (RTMPS, SRT) server URL, the stream key (hidden until revealed, the only
+// credential an RTMP publisher needs) and, once revealed, the whole publish URLs for ffmpeg; SRT adds the
+// stream's passphrase to its URL.
 export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; ingest: LiveIngestJson }) {
   const [revealed, setRevealed] = useState(false);
   const [confirmingReset, setConfirmingReset] = useState(false);
   const resetKey = useLiveStreamAction(stream.id);
   const toast = useToast();
   const publishUrl = `${ingest.rtmp_url}/${stream.stream_key}`;
+  const srtPublishUrl = ingest.srt_url && stream.srt_passphrase ? `${ingest.srt_url}?streamid=${stream.stream_key}&passphrase=${stream.srt_passphrase}` : null;
 
   return (
     <section aria-labelledby="publish-heading" className="space-y-3">
@@ -56,6 +58,7 @@ export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; inges
             )}
           </ServerUrl>
         )}
+        {ingest.srt_url && <ServerUrl title="SRT server URL (with streamid and passphrase below)" url={ingest.srt_url} testId="srt-url" copyLabel="Copy SRT server URL" />}
         <div>
           <p className="font-medium text-zinc-600">Stream key</p>
           <code className="mt-1 block font-mono text-xs break-all" data-testid="stream-key">
@@ -89,11 +92,26 @@ export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; inges
             </pre>
           </div>
         )}
+        {revealed && srtPublishUrl && (
+          <div>
+            <p className="font-medium text-zinc-600">SRT publish URL (stream key and encryption passphrase)</p>
+            <div className="mt-1 flex items-center gap-2">
+              <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid="srt-publish-url">
+                {srtPublishUrl}
+              </code>
+              <CopyButton value={srtPublishUrl} label="Copy SRT publish URL" secret />
+            </div>
+            <p className="mt-2 text-xs text-zinc-500">OBS (SRT output) or ffmpeg, MPEG-TS with H.264 and AAC:</p>
+            <pre className="mt-1 rounded bg-zinc-100 p-2 text-xs whitespace-pre-wrap break-all">
+              ffmpeg -re -i input.mp4 -c:v libx264 -preset veryfast -g 60 -c:a aac -f mpegts &quot;{srtPublishUrl}&quot;
+            </pre>
+          </div>
+        )}
       </div>
       <ConfirmDialog
         open={confirmingReset}
         title="Reset the stream key?"
-        message="The current key stops working at once: a broadcast using it is disconnected, and publishers need the new key."
+        message="The current key and SRT passphrase stop working at once: a broadcast using them is disconnected, and publishers need the new ones."
         confirmLabel="Reset key"
         busy={resetKey.isPending}
         onCancel={() => setConfirmingReset(false)}

@@ -44,7 +44,7 @@ test('412 before the publisher, live HLS with program date times, a reconnect ke
   const liveUrl = live.server.url(`/${playbackId}.m3u8`);
   expect((await fetch(liveUrl)).status, 'a live playback ID answers 412 before the stream is active').toBe(412);
 
-  const first = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const first = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   const multivariant = await waitForPlaylist(liveUrl, undefined, 20_000);
   expect(multivariant).toMatch(/#EXT-X-STREAM-INF:.*CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"/);
   const mediaUrl = firstVariantUrl(liveUrl, multivariant);
@@ -79,7 +79,7 @@ test('412 before the publisher, live HLS with program date times, a reconnect ke
   const gapStarted = Date.now();
   await sleep(4_000);
 
-  const second = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const second = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   const resumed = await waitForPlaylist(mediaUrl, (text) => text.includes('#EXT-X-DISCONTINUITY'), 20_000);
   expect(resumed.match(/#EXT-X-MAP:/g)?.length, 'the second connection brings its own init segment').toBeGreaterThanOrEqual(2);
   const gapSeconds = (second.startedAtMs - gapStarted) / 1000;
@@ -133,14 +133,14 @@ test('a reconnect after the window is a new broadcast with a new asset; complete
     reconnect_window: 1,
   });
   const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-  const first = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const first = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   await waitForPlaylist(liveUrl, undefined, 20_000);
   const firstAsset = (await mux.video.liveStreams.retrieve(stream.id)).active_asset_id!;
   await sleep(3_000);
   await first.kill();
   await receiver.waitForEvent('video.live_stream.idle', stream.id, { timeoutMs: 20_000 });
 
-  const second = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const second = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   await expect
     .poll(async () => (await mux.video.liveStreams.retrieve(stream.id)).active_asset_id, { timeout: 20_000 })
     .toMatch(/^[A-Za-z0-9]+$/);

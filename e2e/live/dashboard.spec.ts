@@ -1,4 +1,5 @@
 import { createAdmin, screenshot, signIn } from '../support/dashboard';
+import { getFreePort } from '../support/keyframe-server';
 import { startLiveKeyframeWithRtmps, type LiveServer } from '../support/live';
 import { publishTestPattern } from '../support/live-publisher';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
@@ -6,14 +7,16 @@ import { disposeKeyframe, expect, muxClient, test } from '../support/test';
 // The dashboard's live stream page while a real broadcast runs: the badge turns active on its own,
 // the preview plays the live stream, "Complete" ends it, and the recording shows up and links to
 // its asset. The server also takes RTMPS, whose URL the page shows with the self-signed note, and
-// the broadcast is published over it.
+// the broadcast is published over it; it takes SRT too, whose URL with the stream's passphrase
+// the page shows once the key is revealed.
 
 let live: LiveServer | undefined;
 
 test.afterAll(async () => disposeKeyframe(live?.server));
 
 test('a broadcast seen from the dashboard: active badge, live preview, complete, the recording linked', async ({ page }, testInfo) => {
-  const withRtmps = await startLiveKeyframeWithRtmps('live-dashboard');
+  const srtPort = await getFreePort();
+  const withRtmps = await startLiveKeyframeWithRtmps('live-dashboard', { SRT_PORT: String(srtPort) });
   live = withRtmps;
   await createAdmin(live.server);
   const mux = muxClient(live.server, await live.server.createToken());
@@ -25,8 +28,12 @@ test('a broadcast seen from the dashboard: active badge, live preview, complete,
   await expect(badge).toContainText('idle');
   await expect(page.getByTestId('rtmps-url')).toHaveText(`rtmps://127.0.0.1:${withRtmps.rtmpsPort}/app`);
   await expect(page.getByText(/Self-signed certificate/)).toBeVisible();
+  await expect(page.getByTestId('srt-url')).toHaveText(`srt://127.0.0.1:${srtPort}`);
+  await expect(page.getByTestId('srt-publish-url')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Reveal' }).click();
+  await expect(page.getByTestId('srt-publish-url')).toHaveText(`srt://127.0.0.1:${srtPort}?streamid=${stream.stream_key}&passphrase=${stream.srt_passphrase}`);
 
-  const publisher = publishTestPattern({ rtmpUrl: withRtmps.rtmpsUrl(stream.stream_key) });
+  const publisher = publishTestPattern({ ingestUrl: withRtmps.rtmpsUrl(stream.stream_key) });
   try {
     await expect(badge).toContainText('active', { timeout: 20_000 });
     const video = page.getByTestId('preview-video');

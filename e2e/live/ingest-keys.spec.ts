@@ -27,16 +27,16 @@ test.afterAll(async () => {
 const createStream = () => mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 0 });
 
 test('an unknown stream key is refused at connect', async () => {
-  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl('00000000-0000-0000-0000-000000000000') }), 'unknown key');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.rtmpUrl('00000000-0000-0000-0000-000000000000') }), 'unknown key');
 });
 
 test('a disabled stream refuses its publisher until enabled again', async () => {
   const stream = await createStream();
   await mux.video.liveStreams.disable(stream.id);
-  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'disabled stream');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'disabled stream');
   expect(receiver.about(stream.id).map((entry) => entry.event.type)).not.toContain('video.live_stream.connected');
   await mux.video.liveStreams.enable(stream.id);
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   await waitForPlaylist(live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`), undefined, 20_000);
   await publisher.stop();
   await receiver.waitForEvent('video.live_stream.idle', stream.id, { timeoutMs: 20_000 });
@@ -45,9 +45,9 @@ test('a disabled stream refuses its publisher until enabled again', async () => 
 test('a second publisher on a key in use is refused; the first goes on', async () => {
   const stream = await createStream();
   const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-  const first = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const first = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   await waitForPlaylist(liveUrl, undefined, 20_000);
-  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'duplicate publisher');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'duplicate publisher');
   expect(first.process.exitCode, 'the first publisher is still connected').toBeNull();
   expect((await mux.video.liveStreams.retrieve(stream.id)).status).toBe('active');
   await first.stop();
@@ -56,22 +56,22 @@ test('a second publisher on a key in use is refused; the first goes on', async (
 test('resetting the stream key drops the publisher; the old key is refused, the new one works', async () => {
   const stream = await createStream();
   const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-  const first = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const first = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   await waitForPlaylist(liveUrl, undefined, 20_000);
   const reset = await mux.video.liveStreams.resetStreamKey(stream.id);
   expect(reset.stream_key).not.toBe(stream.stream_key);
   await Promise.race([first.exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
   expect(first.process.exitCode ?? first.process.signalCode, 'the publisher with the old key was disconnected').not.toBeNull();
-  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'old key');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'old key');
   await receiver.waitForEvent('video.live_stream.idle', stream.id, { timeoutMs: 20_000 });
-  const again = publishTestPattern({ rtmpUrl: live.rtmpUrl(reset.stream_key) });
+  const again = publishTestPattern({ ingestUrl: live.rtmpUrl(reset.stream_key) });
   await expect.poll(async () => (await mux.video.liveStreams.retrieve(stream.id)).status, { timeout: 20_000 }).toBe('active');
   await again.stop();
 });
 
 test('video other than H.264 is refused with a reason', async () => {
   const stream = await createStream();
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), videoCodec: 'flv1', seconds: 10 });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key), videoCodec: 'flv1', seconds: 10 });
   await expectPublisherRefused(publisher, 'FLV1 video');
   expect(publisher.stderr(), 'the encoder is told why').toMatch(/not supported.*H\.264/);
   expect((await mux.video.liveStreams.retrieve(stream.id)).status).toBe('idle');
@@ -83,7 +83,7 @@ test('a signed live playback ID: 403 without a token; with one every URL in the 
   const playbackId = stream.playback_ids![0]!.id;
   const key = await mux.system.signingKeys.create();
   const token = await mux.jwt.signPlaybackId(playbackId, { keyId: key.id, keySecret: key.private_key!, type: 'video' });
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   try {
     const unsigned = live.server.url(`/${playbackId}.m3u8`);
     const signed = `${unsigned}?token=${token}`;
@@ -106,7 +106,7 @@ test('a signed live playback ID: 403 without a token; with one every URL in the 
 test('disable and delete end a running broadcast: the publisher is dropped and the recording is kept', async () => {
   for (const action of ['disable', 'delete'] as const) {
     const stream = await createStream();
-    const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+    const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
     await expect.poll(async () => (await mux.video.liveStreams.retrieve(stream.id)).active_asset_id, { timeout: 20_000 }).toBeTruthy();
     const assetId = (await mux.video.liveStreams.retrieve(stream.id)).active_asset_id!;
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -130,7 +130,7 @@ test('disable and delete end a running broadcast: the publisher is dropped and t
 test('an audio_only stream drops the video: one AAC rendition, and an audio-only recording', async () => {
   const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, audio_only: true, reconnect_window: 0 });
   const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   try {
     const multivariant = await waitForPlaylist(liveUrl, undefined, 20_000);
     const variants = multivariant.split('\n').filter((line) => line.startsWith('#EXT-X-STREAM-INF'));

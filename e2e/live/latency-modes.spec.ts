@@ -30,7 +30,7 @@ for (const mode of ['standard', 'reduced', 'low'] as const) {
   test(`${mode} latency: hls.js plays live within ${BOUNDS[mode]} s of the wall clock`, async ({ page }) => {
     const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], latency_mode: mode, reconnect_window: 0 });
     const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-    const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), keyframeSeconds: 1 });
+    const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key), keyframeSeconds: 1 });
     try {
       const multivariant = await waitForPlaylist(liveUrl, undefined, 20_000);
       const media = await waitForPlaylist(firstVariantUrl(liveUrl, multivariant));
@@ -63,7 +63,7 @@ for (const mode of ['standard', 'reduced', 'low'] as const) {
 test('low latency: a blocking playlist reload waits for the part asked for; one far beyond the edge is refused', async () => {
   const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], latency_mode: 'low', reconnect_window: 0 });
   const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key), keyframeSeconds: 1 });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key), keyframeSeconds: 1 });
   try {
     const mediaUrl = firstVariantUrl(liveUrl, await waitForPlaylist(liveUrl, undefined, 20_000));
     const media = await waitForPlaylist(mediaUrl);

@@ -24,7 +24,7 @@ test('a broadcast is cut at max_continuous_duration', async () => {
     max_continuous_duration: 60,
     reconnect_window: 30,
   });
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   try {
     const code = await Promise.race([publisher.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 80_000))]);
     expect(code, 'the publisher was disconnected at the limit').not.toBe('running');

@@ -15,7 +15,7 @@ test('kill -9 mid-broadcast: after the restart the recording so far is a ready a
   try {
     const mux = muxClient(live.server, token);
     const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] } });
-    const broadcasting = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+    const broadcasting = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
     await waitForPlaylist(live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`), undefined, 20_000);
     const assetId = (await mux.video.liveStreams.retrieve(stream.id)).active_asset_id!;
     await sleep(Math.max(0, 10_000 - (Date.now() - broadcasting.startedAtMs)));

@@ -60,7 +60,7 @@ test('the RTMPS port presents the certificate generated in DATA_DIR, naming the 
 
 test('a publisher over RTMPS goes live like one over RTMP: active with active_ingest_protocol rtmps, live HLS that decodes, then idle with a recording', async ({}, testInfo) => {
   const stream = await createStream();
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpsUrl(stream.stream_key) });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpsUrl(stream.stream_key) });
   try {
     const multivariantUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
     const multivariant = await waitForPlaylist(multivariantUrl, undefined, 30_000);
@@ -88,9 +88,9 @@ test('a publisher over RTMPS goes live like one over RTMP: active with active_in
 
 test('plain RTMP to the RTMPS port, and an unknown key over RTMPS, are refused; plain RTMP still works beside it', async () => {
   const stream = await createStream();
-  await expectPublisherRefused(publishTestPattern({ rtmpUrl: `rtmp://127.0.0.1:${live.rtmpsPort}/app/${stream.stream_key}`, seconds: 10 }), 'plain RTMP on the TLS port');
-  await expectPublisherRefused(publishTestPattern({ rtmpUrl: live.rtmpsUrl('00000000-0000-0000-0000-000000000000'), seconds: 10 }), 'unknown key over RTMPS');
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key) });
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: `rtmp://127.0.0.1:${live.rtmpsPort}/app/${stream.stream_key}`, seconds: 10 }), 'plain RTMP on the TLS port');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.rtmpsUrl('00000000-0000-0000-0000-000000000000'), seconds: 10 }), 'unknown key over RTMPS');
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key) });
   try {
     await waitForPlaylist(live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`), undefined, 30_000);
     expect(await waitForStatus(stream.id, 'active')).toMatchObject({ status: 'active', active_ingest_protocol: 'rtmp' });

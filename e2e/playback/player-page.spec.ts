@@ -230,7 +230,7 @@ test('a live stream\'s playback ID plays live in the page', async ({ page }) => 
   test.skip(isCluster(), 'a broadcast is served only by the node holding its publisher (docs/live.md, Scaling out): live is not in the cluster run');
   const stream = await mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, meta: { title: 'Live from the bay' } });
   const playbackId = stream.playback_ids![0]!.id;
-  const publisher = publishTestPattern({ rtmpUrl: live.rtmpUrl(stream.stream_key!) });
+  const publisher = publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key!) });
   try {
     await waitForPlaylist(server.url(`/${playbackId}.m3u8`), undefined, 30_000);
     await page.goto(playerUrl(playbackId, 'autoplay=muted'));

@@ -1,8 +1,9 @@
 import { expect } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 
-// ffmpeg as an RTMP publisher, as OBS or a hardware encoder would be: a real-time (`-re`) lavfi
-// test pattern whose burned-in timestamp is the media clock, a 440 Hz tone, H.264 + AAC in FLV.
+// ffmpeg as a live publisher, as OBS or a hardware encoder would be: a real-time (`-re`) lavfi
+// test pattern whose burned-in timestamp is the media clock, a 440 Hz tone, H.264 + AAC in FLV
+// over RTMP(S), or in MPEG-TS over SRT.
 
 export type Publisher = {
   readonly process: ChildProcess;
@@ -18,7 +19,8 @@ export type Publisher = {
 };
 
 export type PublishOptions = {
-  rtmpUrl: string;
+  /** rtmp://, rtmps:// or srt:// (MPEG-TS, as SRT encoders send). */
+  ingestUrl: string;
   width?: number;
   height?: number;
   frameRate?: number;
@@ -31,7 +33,7 @@ export type PublishOptions = {
 };
 
 export const publishTestPattern = ({
-  rtmpUrl,
+  ingestUrl,
   width = 640,
   height = 360,
   frameRate = 30,
@@ -63,8 +65,8 @@ export const publishTestPattern = ({
     '-b:a',
     '128k',
     '-f',
-    'flv',
-    rtmpUrl,
+    ingestUrl.startsWith('srt:') ? 'mpegts' : 'flv',
+    ingestUrl,
   ];
   const child = spawn('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

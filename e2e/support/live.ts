@@ -21,6 +21,15 @@ export const startLiveKeyframeWithRtmps = async (label: string, env: Record<stri
   return { ...live, rtmpsPort, rtmpsUrl: (streamKey) => `rtmps://127.0.0.1:${rtmpsPort}/app/${streamKey}` };
 };
 
+/** A live server with SRT ingest too, on a UDP port of its own. */
+export const startLiveKeyframeWithSrt = async (label: string, env: Record<string, string> = {}): Promise<LiveServer & { srtPort: number; srtUrl: (streamId: string, passphrase?: string) => string }> => {
+  const srtPort = await getFreePort();
+  const live = await startLiveKeyframe(label, { SRT_PORT: String(srtPort), ...env });
+  // As an operator types it: ffmpeg passes `streamid` to libsrt without percent-decoding it.
+  const srtUrl = (streamId: string, passphrase?: string) => `srt://127.0.0.1:${srtPort}?streamid=${streamId}${passphrase === undefined ? '' : `&passphrase=${passphrase}`}`;
+  return { ...live, srtPort, srtUrl };
+};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `url` until it answers 200 with a body `accept` likes; returns that body. */

@@ -6,6 +6,7 @@ import { keyResults, type BenchOutcomes } from './bench-summary';
 import { DELIVERY_KINDS } from './delivery';
 import { inputLabel } from './inputs';
 import { DEFAULT_LIVE_OPTIONS, LIVE_LATENCY_TARGET_SECONDS, LIVE_MODES, livePlayableTargetMs } from './live';
+import { srtIngestTargets } from './live-report';
 import type { Target } from './bench-results';
 import { formatMs, formatRatio, ratio, round } from '../stats';
 
@@ -292,7 +293,8 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
   if (doLive) {
     const value = live.status === 'ok' ? live.value : null;
     for (const mode of LIVE_MODES) {
-      const entry = value?.modes.find((candidate) => candidate.mode === mode);
+      const entry = value?.modes.find((candidate) => candidate.mode === mode && candidate.ingest === 'rtmp');
+      const srt = value?.modes.find((candidate) => candidate.mode === mode && candidate.ingest === 'srt');
       const playback = entry?.playback ?? null;
       targets.push(
         target({
@@ -321,6 +323,7 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
           unit: 'ms',
           note: entry ? `runs: ${entry.playable.map((sample) => formatMs(sample.playableMs)).join(', ')}` : undefined,
         }),
+        ...srtIngestTargets(mode, entry, srt),
       );
     }
     for (const entry of value?.concurrency ?? []) {
@@ -339,3 +342,4 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
   }
   return targets;
 };
+

@@ -13,11 +13,13 @@ export type BenchLiveStream = {
   id: string;
   /** Secret: goes into the publisher's URL only, never into logs or results. */
   streamKey: string;
+  /** Secret as well: SRT publishers encrypt with it. */
+  srtPassphrase: string;
   playbackId: string;
   latencyMode: LatencyMode;
 };
 
-type CreateResponse = { data?: { id?: string; stream_key?: string; playback_ids?: Array<{ id?: string }> } };
+type CreateResponse = { data?: { id?: string; stream_key?: string; srt_passphrase?: string; playback_ids?: Array<{ id?: string }> } };
 
 export const createLiveStream = async (baseUrl: string, token: AccessToken, latencyMode: LatencyMode): Promise<BenchLiveStream> => {
   const url = `${baseUrl}/video/v1/live-streams`;
@@ -31,17 +33,19 @@ export const createLiveStream = async (baseUrl: string, token: AccessToken, late
   if (response.status !== 201) throw new HttpStatusError(response.status, url, text.slice(0, 300));
   const data = (JSON.parse(text) as CreateResponse).data;
   const playbackId = data?.playback_ids?.[0]?.id;
-  if (!data?.id || !data.stream_key || !playbackId) throw new Error(`POST ${url} returned no id, stream key or playback ID`);
-  return { id: data.id, streamKey: data.stream_key, playbackId, latencyMode };
+  if (!data?.id || !data.stream_key || !data.srt_passphrase || !playbackId) throw new Error(`POST ${url} returned no id, stream key, SRT passphrase or playback ID`);
+  return { id: data.id, streamKey: data.stream_key, srtPassphrase: data.srt_passphrase, playbackId, latencyMode };
 };
 
 export const rtmpUrlOf = (rtmpPort: number, stream: BenchLiveStream): string => `rtmp://127.0.0.1:${rtmpPort}/app/${stream.streamKey}`;
 
+export const srtUrlOf = (srtPort: number, stream: BenchLiveStream): string => `srt://127.0.0.1:${srtPort}?streamid=${stream.streamKey}&passphrase=${stream.srtPassphrase}`;
+
 export const multivariantUrlOf = (baseUrl: string, stream: BenchLiveStream): string => `${baseUrl}/${stream.playbackId}.m3u8`;
 
-/** Text safe to report: every stream key replaced. */
+/** Text safe to report: every stream key and SRT passphrase replaced. */
 export const redactKeys = (text: string, streams: readonly BenchLiveStream[]): string =>
-  streams.reduce((redacted, stream) => redacted.split(stream.streamKey).join('<stream key>'), text);
+  streams.reduce((redacted, stream) => redacted.split(stream.streamKey).join('<stream key>').split(stream.srtPassphrase).join('<passphrase>'), text);
 
 /** Waits until the server has no ffmpeg child left (the last broadcast's packager has flushed and gone). */
 export const waitForNoPackagers = async (serverPid: number | undefined, timeoutMs = 20_000): Promise<boolean> => {

@@ -95,7 +95,7 @@ const runStep = async ({
   for (let index = 0; index < count; index += 1) streams.push(await createLiveStream(server.baseUrl, token, 'standard'));
   const warningsBefore = countLagWarnings(server);
   const startedAtMs = Date.now();
-  const publishers = streams.map((stream) => startLivePublisher({ inputPath: input.path, rtmpUrl: rtmpUrlOf(rtmpPort, stream) }));
+  const publishers = streams.map((stream) => startLivePublisher({ inputPath: input.path, ingestUrl: rtmpUrlOf(rtmpPort, stream) }));
   let watcher: PlaylistWatcher | null = null;
   try {
     const playables = await Promise.all(

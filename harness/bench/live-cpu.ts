@@ -120,7 +120,7 @@ const keyframeRun = async ({
   const serverPid = server.pid;
   if (serverPid === undefined) throw new Error('the server has no pid');
   const stream = await createLiveStream(server.baseUrl, token, 'standard');
-  const publisher = startLivePublisher({ inputPath: input.path, rtmpUrl: rtmpUrlOf(rtmpPort, stream) });
+  const publisher = startLivePublisher({ inputPath: input.path, ingestUrl: rtmpUrlOf(rtmpPort, stream) });
   let watcher: PlaylistWatcher | null = null;
   try {
     const playable = await waitForPlayable({ multivariantUrl: multivariantUrlOf(server.baseUrl, stream), startedAtMs: publisher.startedAtMs, timeoutMs: 30_000 });
@@ -183,7 +183,7 @@ const peerRun = async ({
   let watcher: PlaylistWatcher | null = null;
   try {
     await waitUntilListening(port, 10_000);
-    publisher = startLivePublisher({ inputPath: input.path, rtmpUrl: `rtmp://127.0.0.1:${port}/app/peer` });
+    publisher = startLivePublisher({ inputPath: input.path, ingestUrl: `rtmp://127.0.0.1:${port}/app/peer` });
     const playlists = rungs.map((_, index) => peerPlaylistPath(outDir, index));
     const readPlaylist = (file: string) => Promise.resolve().then(() => readFileSync(file, 'utf8'));
     let playableMs: number | null = null;

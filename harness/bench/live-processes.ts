@@ -87,14 +87,15 @@ export type LivePublisher = {
 };
 
 /**
- * ffmpeg publishing `inputPath` to `rtmpUrl` in real time, looped, streams copied — as OBS would,
- * minus the encode. The URL carries a stream key: it is never logged.
+ * ffmpeg publishing `inputPath` to `ingestUrl` in real time, looped, streams copied — as OBS would,
+ * minus the encode: FLV over rtmp://, MPEG-TS over srt://. The URL carries a stream key (and an SRT
+ * passphrase): it is never logged.
  */
-export const startLivePublisher = ({ inputPath, rtmpUrl }: { inputPath: string; rtmpUrl: string }): LivePublisher => {
+export const startLivePublisher = ({ inputPath, ingestUrl }: { inputPath: string; ingestUrl: string }): LivePublisher => {
   const args = [
     '-hide_banner', '-nostdin', '-loglevel', 'warning', '-nostats', '-stats_period', '1', '-progress', 'pipe:1',
     '-re', '-stream_loop', '-1', '-i', inputPath,
-    '-c', 'copy', '-f', 'flv', rtmpUrl,
+    '-c', 'copy', '-f', ingestUrl.startsWith('srt:') ? 'mpegts' : 'flv', ingestUrl,
   ];
   const startedAtMs = Date.now();
   const child = spawnTracked('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });

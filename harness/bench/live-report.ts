@@ -1,4 +1,6 @@
-import type { LiveResult } from './live';
+import { livePlayableTargetMs, type LiveModeResult, type LiveResult } from './live';
+import type { LatencyMode } from './live-api';
+import type { Target } from './bench-results';
 import { formatMs, formatRatio, median, round } from '../stats';
 
 // The live streaming section of bench/results.md.
@@ -32,7 +34,7 @@ export const renderLive = (value: LiveResult): string[] => {
   parts.push(
     table(
       [
-        'Mode', 'Segment / part', 'Glass-to-glass median', 'p95', 'Target', `At ${options.settleSeconds} s`, 'Against the publisher\'s clock', 'hls.latency median', 'hls.js target latency',
+        'Mode', 'Ingest', 'Segment / part', 'Glass-to-glass median', 'p95', 'Target', `At ${options.settleSeconds} s`, 'Against the publisher\'s clock', 'hls.latency median', 'hls.js target latency',
         'Player clock', 'Machine busy (other work)', `Stalls in ${options.playbackSeconds} s`, 'Startup', 'Connect → multivariant 200', 'Connect → playable (runs)', 'Target', 'Media 0 sent → playable',
       ],
       value.modes.map((mode) => {
@@ -41,6 +43,7 @@ export const renderLive = (value: LiveResult): string[] => {
         const playablePass = mode.medianPlayableMs === null ? null : mode.medianPlayableMs <= mode.playableTargetMs;
         return [
           mode.mode,
+          mode.ingest,
           `${mode.segmentSeconds} s${mode.partSeconds ? ` / ${mode.partSeconds} s parts` : ''}`,
           playback ? `**${seconds(playback.medianLatencySeconds)}**${check(latencyPass)}` : `failed: ${mode.playbackError ?? '?'}`,
           seconds(playback?.p95LatencySeconds),
@@ -61,7 +64,7 @@ export const renderLive = (value: LiveResult): string[] => {
       }),
     ),
   );
-  const pdts = value.modes.flatMap((mode) => mode.programDateTime.map((check) => ({ mode: mode.mode, ...check })));
+  const pdts = value.modes.flatMap((mode) => mode.programDateTime.map((check) => ({ mode: `${mode.mode} over ${mode.ingest}`, ...check })));
   const errors = pdts.map((entry) => entry.errorMs).filter((entry): entry is number => entry !== null);
   parts.push(
     `Glass-to-glass = Date.now() − hls.playingDate (the EXT-X-PROGRAM-DATE-TIME of the frame on screen, which the server sets to when the frame reached the ingest), ` +
@@ -88,7 +91,7 @@ export const renderLive = (value: LiveResult): string[] => {
   }
   const hlsErrors = value.modes.filter((mode) => (mode.playback?.errors.length ?? 0) > 0);
   if (hlsErrors.length > 0) {
-    parts.push(`hls.js errors (non-fatal unless marked): ${hlsErrors.map((mode) => `${mode.mode}: ${mode.playback?.errors.join(', ')}`).join('; ')}.`);
+    parts.push(`hls.js errors (non-fatal unless marked): ${hlsErrors.map((mode) => `${mode.mode} over ${mode.ingest}: ${mode.playback?.errors.join(', ')}`).join('; ')}.`);
   }
 
   parts.push('### CPU per stream, side by side with plain ffmpeg');
@@ -161,4 +164,36 @@ export const renderLive = (value: LiveResult): string[] => {
       'own speed is not exposed by the server (Broadcast.lastSpeed is kept in memory only), so playlist growth is the measure. Machine busy is of both cores (100 % = 2 cores).',
   );
   return parts;
+};
+
+// SRT beside RTMP in the same run (issue 30): its glass-to-glass against the publisher's clock (the
+// server dates frames when they reach the RTMP session, after SRT's own receive latency, so the
+// viewer's figure alone would hide what SRT adds) and its connect → playable. The allowance is
+// libsrt's default receive latency (120 ms), what SRT spends by design to recover lost packets,
+// plus a frame.
+const SRT_LATENCY_ALLOWANCE_MS = 150;
+
+const withPass = (spec: Omit<Target, 'pass'>): Target => ({ ...spec, pass: spec.value === null ? null : spec.value <= spec.limit });
+
+export const srtIngestTargets = (mode: LatencyMode, rtmp: LiveModeResult | undefined, srt: LiveModeResult | undefined): Target[] => {
+  const rtmpLatency = rtmp?.publisherClockLatencySeconds ?? null;
+  const srtLatency = srt?.publisherClockLatencySeconds ?? null;
+  return [
+    withPass({
+      id: `live_srt_latency_over_rtmp_${mode}`,
+      description: `SRT glass-to-glass minus RTMP's, ${mode} (against the publisher's clock, medians, one run side by side)`,
+      value: rtmpLatency === null || srtLatency === null ? null : Math.round((srtLatency - rtmpLatency) * 1000),
+      limit: SRT_LATENCY_ALLOWANCE_MS,
+      unit: 'ms',
+      note: rtmpLatency !== null && srtLatency !== null ? `SRT ${srtLatency} s, RTMP ${rtmpLatency} s; SRT stalls ${srt?.playback?.stalls ?? 'n/a'}` : (srt?.playbackError ?? undefined),
+    }),
+    withPass({
+      id: `live_srt_playable_${mode}`,
+      description: `SRT publisher connect → playable playlist, ${mode} (median; the same limit as RTMP's)`,
+      value: srt?.medianPlayableMs ?? null,
+      limit: livePlayableTargetMs(mode),
+      unit: 'ms',
+      note: srt ? `runs: ${srt.playable.map((sample) => formatMs(sample.playableMs)).join(', ')}; RTMP ${formatMs(rtmp?.medianPlayableMs ?? null)}` : undefined,
+    }),
+  ];
 };

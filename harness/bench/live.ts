@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { LATENCY_PROFILES } from '../../lib/services/live/latency-profiles';
-import { createLiveStream, multivariantUrlOf, redactKeys, rtmpUrlOf, waitForNoPackagers, type BenchLiveStream, type LatencyMode } from './live-api';
+import { createLiveStream, multivariantUrlOf, redactKeys, rtmpUrlOf, srtUrlOf, waitForNoPackagers, type BenchLiveStream, type LatencyMode } from './live-api';
 import { measureLiveConcurrency, type LiveConcurrencyResult } from './live-concurrency';
 import { measureLiveCpu, measureServerIdleCpu, type LiveCpuComparison } from './live-cpu';
 import { ensureLiveInput, LIVE_1080P, LIVE_720P, type LiveInput } from './live-inputs';
@@ -19,18 +19,23 @@ import { phaseMeter } from './machine';
 import { errorMessage, median, round, sleep } from '../stats';
 
 // Live streaming (issue 16's targets), on one fresh server with RTMP ingest, in one run:
-//  1. glass-to-glass latency and stalls per latency mode: a 720p30 publisher, hls.js (default
-//     configuration) in Chromium for 60 s (live-latency.ts), with an independent check of the
-//     program date times the latency is computed from (live-pdt.ts);
-//  2. publisher connect → playable playlist per mode;
+//  1. glass-to-glass latency and stalls per latency mode and ingest (RTMP, then SRT side by side):
+//     a 720p30 publisher, hls.js (default configuration) in Chromium for 60 s (live-latency.ts),
+//     with an independent check of the program date times the latency is computed from
+//     (live-pdt.ts);
+//  2. publisher connect → playable playlist per mode and ingest;
 //  3. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
 //  4. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
 
 // The server's packager warnings can carry ffmpeg's stderr, which names the input URL and with it
 // the stream key: the results keep none.
-const redactRtmpUrls = (line: string): string => line.replace(/(rtmps?:\/\/[^\s"/]+\/[^\s"/]+\/)[^\s"\\:]+/g, '$1<stream key>');
+const redactIngestUrls = (line: string): string =>
+  line.replace(/(rtmps?:\/\/[^\s"/]+\/[^\s"/]+\/)[^\s"\\:]+/g, '$1<stream key>').replace(/(srt:\/\/[^\s"?]+\?)[^\s"]+/g, '$1<streamid and passphrase>');
 
 export const LIVE_MODES: readonly LatencyMode[] = ['standard', 'reduced', 'low'];
+/** How the publisher connects: RTMP, and SRT (through the gateway's relay into the same RTMP session). */
+export type LiveIngest = 'rtmp' | 'srt';
+export const LIVE_INGESTS: readonly LiveIngest[] = ['rtmp', 'srt'];
 /** Issue 16's glass-to-glass targets. */
 export const LIVE_LATENCY_TARGET_SECONDS: Record<LatencyMode, number> = { standard: 12, reduced: 6, low: 3 };
 /** Issue 16: connect → playable within two segment durations plus one second. */
@@ -80,6 +85,7 @@ export type LivePlayableSample = {
 
 export type LiveModeResult = {
   mode: LatencyMode;
+  ingest: LiveIngest;
   segmentSeconds: number;
   partSeconds: number | null;
   latencyTargetSeconds: number;
@@ -122,20 +128,25 @@ const outcome = async <T>(run: () => Promise<T>, log: (line: string) => void, la
 };
 
 /** One publish: spawn → playable, the first segment's date checked, then (optionally) a viewer. */
+type IngestPorts = { rtmp: number; srt: number };
+
 const publishOnce = async ({
   server,
-  rtmpPort,
+  ports,
+  ingest,
   stream,
   input,
   watch,
 }: {
   server: KeyframeProcess;
-  rtmpPort: number;
+  ports: IngestPorts;
+  ingest: LiveIngest;
   stream: BenchLiveStream;
   input: LiveInput;
   watch: ((multivariantUrl: string, spawnedAtMs: number) => Promise<LivePlayback>) | null;
 }): Promise<{ playable: LivePlayableSample; pdt: ProgramDateTimeCheck; playback: LivePlayback | null }> => {
-  const publisher = startLivePublisher({ inputPath: input.path, rtmpUrl: rtmpUrlOf(rtmpPort, stream) });
+  const ingestUrl = ingest === 'srt' ? srtUrlOf(ports.srt, stream) : rtmpUrlOf(ports.rtmp, stream);
+  const publisher = startLivePublisher({ inputPath: input.path, ingestUrl });
   try {
     const multivariantUrl = multivariantUrlOf(server.baseUrl, stream);
     const playable = await waitForPlayable({ multivariantUrl, startedAtMs: publisher.startedAtMs, timeoutMs: 30_000 });
@@ -155,7 +166,7 @@ const publishOnce = async ({
 const measureModes = async ({
   server,
   token,
-  rtmpPort,
+  ports,
   input,
   options,
   repoRoot,
@@ -163,14 +174,16 @@ const measureModes = async ({
 }: {
   server: KeyframeProcess;
   token: AccessToken;
-  rtmpPort: number;
+  ports: IngestPorts;
   input: LiveInput;
   options: LiveOptions;
   repoRoot: string;
   log: (line: string) => void;
 }): Promise<LiveModeResult[]> => {
-  const results: LiveModeResult[] = LIVE_MODES.map((mode) => ({
+  // RTMP and SRT of one mode one after the other, so noise falls on both alike.
+  const results: LiveModeResult[] = LIVE_MODES.flatMap((mode) => LIVE_INGESTS.map((ingest) => ({
     mode,
+    ingest,
     segmentSeconds: LATENCY_PROFILES[mode].segmentSeconds,
     partSeconds: LATENCY_PROFILES[mode].lowLatency?.partTargetSeconds ?? null,
     latencyTargetSeconds: LIVE_LATENCY_TARGET_SECONDS[mode],
@@ -183,7 +196,7 @@ const measureModes = async ({
     playbackMachine: null,
     publisherClockLatencySeconds: null,
     programDateTime: [],
-  }));
+  })));
   const pages = await startPlayerPageServer(repoRoot);
   const browser = await chromium.launch(chromiumLaunchOptions);
   try {
@@ -194,7 +207,7 @@ const measureModes = async ({
         const watch = player
           ? async (src: string, spawnedAtMs: number) => {
               await sleep(Math.max(0, spawnedAtMs + options.joinAfterSeconds * 1000 - Date.now()));
-              const meter = phaseMeter(`live ${result.mode} playback`);
+              const meter = phaseMeter(`live ${result.mode} ${result.ingest} playback`);
               try {
                 return await playLive({ page: player.page, src, seconds: options.playbackSeconds, settleSeconds: options.settleSeconds });
               } finally {
@@ -203,10 +216,10 @@ const measureModes = async ({
               }
             }
           : null;
-        if (pass === 1) log(`live latency: ${result.mode}, hls.js joins ${options.joinAfterSeconds} s after the publisher's start and plays for ${options.playbackSeconds} s…`);
+        if (pass === 1) log(`live latency: ${result.mode} over ${result.ingest}, hls.js joins ${options.joinAfterSeconds} s after the publisher's start and plays for ${options.playbackSeconds} s…`);
         try {
           const stream = await createLiveStream(server.baseUrl, token, result.mode);
-          const once = await publishOnce({ server, rtmpPort, stream, input, watch });
+          const once = await publishOnce({ server, ports, ingest: result.ingest, stream, input, watch });
           result.playable.push(once.playable);
           result.programDateTime.push(once.pdt);
           if (once.playback) {
@@ -214,14 +227,14 @@ const measureModes = async ({
             const measured = once.playback.medianLatencySeconds;
             result.publisherClockLatencySeconds = measured === null || once.pdt.errorMs === null ? null : round(measured + once.pdt.errorMs / 1000, 3);
             log(
-              `live latency: ${result.mode}: median ${once.playback.medianLatencySeconds} s, p95 ${once.playback.p95LatencySeconds} s ` +
+              `live latency: ${result.mode} over ${result.ingest}: median ${once.playback.medianLatencySeconds} s, p95 ${once.playback.p95LatencySeconds} s ` +
                 `(hls.latency ${once.playback.medianHlsLatencySeconds} s, player clock ${once.playback.playbackRate}×), ${once.playback.stalls} stall(s); playable after ${once.playable.playableMs} ms; ` +
                 `first segment dated ${once.pdt.pdtMinusSpawnMs} ms after spawn, media 0 sent ${once.pdt.originMinusSpawnMs} ms after spawn, first frame at ${once.pdt.firstFrameMediaSeconds} s: date error ${once.pdt.errorMs} ms; ` +
                 `machine ${result.playbackMachine?.busyPercent} % busy, other work ${result.playbackMachine?.otherWorkPercent} %`,
             );
           }
         } catch (error) {
-          log(`live ${result.mode} run ${pass} failed: ${errorMessage(error)}`);
+          log(`live ${result.mode} over ${result.ingest} run ${pass} failed: ${errorMessage(error)}`);
           if (pass === 1) result.playbackError = errorMessage(error);
         } finally {
           await player?.close();
@@ -255,14 +268,15 @@ export const measureLiveOnFreshServer = async ({
   const input720 = await ensureLiveInput({ spec: LIVE_720P, workDir, log });
   const input1080 = await ensureLiveInput({ spec: LIVE_1080P, workDir, log });
   const rtmpPort = await freePort();
+  const srtPort = await freePort();
   const preset = 'superfast';
   // Room for the concurrency steps (the default of 2 is the production guard this part measures past).
-  const env = { RTMP_PORT: String(rtmpPort), LIVE_MAX_STREAMS: String(Math.max(options.maxStreams720, options.maxStreams1080) + 2), LIVE_X264_PRESET: preset };
+  const env = { RTMP_PORT: String(rtmpPort), SRT_PORT: String(srtPort), LIVE_MAX_STREAMS: String(Math.max(options.maxStreams720, options.maxStreams1080) + 2), LIVE_X264_PRESET: preset };
   log(`live: starting a fresh Keyframe server (${Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')})…`);
   const server = await startBenchServer({ env });
   try {
     const token = await server.createToken();
-    const modes = await measureModes({ server, token, rtmpPort, input: input720, options, repoRoot, log });
+    const modes = await measureModes({ server, token, ports: { rtmp: rtmpPort, srt: srtPort }, input: input720, options, repoRoot, log });
     // What the warmed-up server costs with nothing to do (no broadcast, no request): the floor under its CPU figures below.
     const idleCpuPerSecond = await measureServerIdleCpu(server, 10);
     log(`live: idle server ${idleCpuPerSecond} CPU-s/s`);
@@ -299,13 +313,13 @@ export const measureLiveOnFreshServer = async ({
     const hlsJsVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'hls.js', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
     log(`live: done in ${round((Date.now() - startedAt) / 1000, 0)} s`);
     return {
-      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs: [input720, input1080], modes, cpu, concurrency },
+      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs: [input720, input1080], modes, cpu, concurrency },
       serverLogTail: server
         .logs()
         .split('\n')
         .filter(Boolean)
         .slice(-30)
-        .map(redactRtmpUrls),
+        .map(redactIngestUrls),
     };
   } finally {
     await server.dispose();

@@ -8,6 +8,12 @@ import { compareTracks, serializeTrack, type TrackJson, type TrackRecord } from 
 
 export type PlaybackIdRecord = { id: string; policy: string };
 
+// A live stream's recording, by how its broadcast was published (RTMPS is RTMP: Mux has no
+// ingest_type of its own for it).
+export const LIVE_INGEST_TYPES = ['live_rtmp', 'live_srt'] as const;
+export type LiveIngestType = (typeof LIVE_INGEST_TYPES)[number];
+export const isLiveIngestType = (ingestType: string): ingestType is LiveIngestType => (LIVE_INGEST_TYPES as readonly string[]).includes(ingestType);
+
 export type AssetRecord = {
   id: string;
   status: string;

@@ -1,3 +1,4 @@
+import type { LiveIngestProtocol } from '../../schemas/live-stream';
 import type { RtmpConnection } from './rtmp-connection';
 import {
   describeAacSequenceHeader,
@@ -18,8 +19,8 @@ export type RtmpPublisher = {
   readonly remoteAddress: string;
   /** Date.now() when the publish was accepted. */
   readonly connectedAt: number;
-  /** How the encoder connected: RTMP, or RTMP inside TLS. */
-  readonly protocol: 'rtmp' | 'rtmps';
+  /** How the encoder connected: RTMP, RTMP inside TLS, or SRT through a loopback relay. */
+  readonly protocol: LiveIngestProtocol;
   /** rtmp://127.0.0.1:{port}/app/{streamKey}, for the local packager. */
   readonly readUrl: string;
   /** Resolves once both codecs are known (or a moment after only one is); rejects if the publish ends first. */
@@ -55,7 +56,7 @@ export class LivePublisher implements RtmpPublisher {
     readonly streamKey: string,
     readonly remoteAddress: string,
     readonly readUrl: string,
-    readonly protocol: 'rtmp' | 'rtmps',
+    readonly protocol: LiveIngestProtocol,
   ) {
     this.id = connection.id;
     this.media = new Promise((resolve, reject) => {

@@ -1,20 +1,32 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import type { Logger } from 'pino';
 import { listen } from '../../utils/listen';
+import { withTimeout } from '../../utils/with-timeout';
 import { audioCodecProblem, videoCodecProblem } from './flv-tags';
 import { clearNodeMediaServerContext, RtmpConnection, silenceNodeMediaServer, type RtmpConnectionEvents, type StatusNotice } from './rtmp-connection';
+import type { LiveIngestProtocol } from '../../schemas/live-stream';
 import { LivePublisher, type RtmpPublisher } from './rtmp-publisher';
-import { isLoopbackAddress, localReadHost, normalizeAddress, parseStreamTarget, redactStreamKey, RTMP_APP, withoutStreamKey } from './stream-path';
+import { isLoopbackAddress, localReadHost, normalizeAddress, parseStreamTarget, redactStreamKey, relayTokenOf, RTMP_APP, withoutStreamKey } from './stream-path';
 
 export type { RtmpMediaInfo, RtmpPublisher } from './rtmp-publisher';
 export type { RtmpAudioInfo, RtmpVideoInfo } from './flv-tags';
+
+export type Relay = { streamKey: string; protocol: LiveIngestProtocol; remoteAddress: string };
 
 export type PublishDecision = { accept: true } | { accept: false; reason: string };
 
 export type RtmpServer = {
   readonly port: number;
   publisherFor(streamKey: string): RtmpPublisher | undefined;
+  /** Whether a publisher of this key is live (sent media lately), so another would be refused. */
+  isPublishing(streamKey: string): boolean;
+  /**
+   * A one-time token for a loopback relay of another ingest (SRT) about to publish this key as
+   * `{key}?relay={token}`: its publisher then reports the relayed protocol and the caller's address.
+   */
+  admitRelay(relay: Relay): string;
   /** Ends every session and the listener; resolves within about a second. */
   close(): Promise<void>;
 };
@@ -51,6 +63,9 @@ const DEFAULT_MEDIA_INACTIVITY_TIMEOUT_MS = 10_000;
 // past it, the old session is taken to be a dead connection not yet noticed, and is replaced.
 const LIVE_PUBLISHER_SILENCE_MS = 5_000;
 const AUTHORIZE_TIMEOUT_MS = 10_000;
+// A relay publishes within a second or two of being admitted (its ffmpeg starts, then reads the
+// first keyframe); a token not used by then is dropped.
+const RELAY_TOKEN_TTL_MS = 30_000;
 // NMS pings keep its own idle timeout from ever firing on a connected client.
 const IDLE_CONNECTION_TIMEOUT_MS = 30_000;
 const CLOSE_WAIT_MS = 1_500;
@@ -73,6 +88,7 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
   const connections = new Set<RtmpConnection>();
   const publishersByKey = new Map<string, LivePublisher>();
   const publishersByConnection = new Map<RtmpConnection, LivePublisher>();
+  const relays = new Map<string, Relay & { expiresAt: number }>();
   let port = options.port;
   let closing: Promise<void> | undefined;
 
@@ -85,7 +101,8 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
     const target = parseStreamTarget(app, streamName);
     if (!target.ok) return refuse(connection, target.reason, BAD_NAME);
     const { streamKey } = target;
-    const remoteAddress = normalizeAddress(connection.socket.remoteAddress);
+    const relay = takeRelay(connection, streamName, streamKey);
+    const remoteAddress = relay?.remoteAddress ?? normalizeAddress(connection.socket.remoteAddress);
     connection.log = connection.log.child({ streamKey: redactStreamKey(streamKey) });
 
     let decision: PublishDecision;
@@ -101,7 +118,7 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
     const current = publishersByKey.get(streamKey);
     if (current) {
       const silentMs = Date.now() - current.lastMediaAt();
-      if (silentMs < LIVE_PUBLISHER_SILENCE_MS) return refuse(connection, 'stream key already publishing', BAD_NAME);
+      if (isLive(current)) return refuse(connection, 'stream key already publishing', BAD_NAME);
       current.connection.log.info({ silentMs, by: connection.id }, 'publish taken over by a new connection');
       current.close(`taken over by a new publish after ${silentMs} ms without media`);
     }
@@ -110,7 +127,8 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
       return;
     }
     const readUrl = `rtmp://${readHost}:${port}/${RTMP_APP}/${streamKey}`;
-    const publisher = new LivePublisher(connection, streamKey, remoteAddress, readUrl, socketIsTls(connection.socket) ? 'rtmps' : 'rtmp');
+    const protocol = relay?.protocol ?? (socketIsTls(connection.socket) ? 'rtmps' : 'rtmp');
+    const publisher = new LivePublisher(connection, streamKey, remoteAddress, readUrl, protocol);
     publishersByKey.set(streamKey, publisher);
     publishersByConnection.set(connection, publisher);
     connection.log.info('publish started');
@@ -120,6 +138,17 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
       connection.log.error({ error: withoutStreamKey(errorMessage(error), streamKey) }, 'onPublish failed');
     }
   }
+
+  const isLive = (publisher: LivePublisher): boolean => Date.now() - publisher.lastMediaAt() < LIVE_PUBLISHER_SILENCE_MS;
+
+  // Only a loopback connection can be a relay, and only with the token issued for this key.
+  const takeRelay = (connection: RtmpConnection, streamName: string, streamKey: string): Relay | null => {
+    const token = relayTokenOf(streamName);
+    if (token === null || !isLoopbackAddress(connection.socket.remoteAddress ?? '')) return null;
+    const relay = relays.get(token);
+    relays.delete(token);
+    return relay && relay.streamKey === streamKey && relay.expiresAt > Date.now() ? relay : null;
+  };
 
   const events: RtmpConnectionEvents = {
     publishRequested(connection, { app, streamName }) {
@@ -257,6 +286,17 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
       return port;
     },
     publisherFor: (streamKey) => publishersByKey.get(streamKey),
+    isPublishing: (streamKey) => {
+      const publisher = publishersByKey.get(streamKey);
+      return publisher !== undefined && isLive(publisher);
+    },
+    admitRelay: (relay) => {
+      const now = Date.now();
+      for (const [token, pending] of relays) if (pending.expiresAt <= now) relays.delete(token);
+      const token = randomBytes(16).toString('hex');
+      relays.set(token, { ...relay, expiresAt: now + RELAY_TOKEN_TTL_MS });
+      return token;
+    },
     close: () => (closing ??= close()),
   };
 }
@@ -265,14 +305,6 @@ async function listenOn(server: Server, port: number, host: string | undefined):
   await listen(server, { port, host });
   const address = server.address();
   return typeof address === 'object' && address ? address.port : port;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 const socketIsTls = (socket: Socket): boolean => 'encrypted' in socket && socket.encrypted === true;

@@ -14,6 +14,12 @@ export function parseStreamTarget(app: string, streamName: string): StreamTarget
   return { ok: true, streamKey };
 }
 
+/** The one-time token a loopback relay (SRT ingest) publishes with: `{stream_key}?relay={token}`. */
+export function relayTokenOf(streamName: string): string | null {
+  const query = streamName.split('?')[1];
+  return query === undefined ? null : new URLSearchParams(query).get('relay');
+}
+
 /** The form a stream key takes in logs: enough to tell streams apart, never enough to publish. */
 export function redactStreamKey(streamKey: string): string {
   return streamKey.length >= 16 ? `${streamKey.slice(0, 4)}…` : '…';

@@ -1,6 +1,6 @@
 import type { Prisma } from '../../db/generated/client';
 import { enqueueJob } from '../../jobs/queue';
-import type { AssetRecord } from '../../schemas/asset';
+import type { AssetRecord, LiveIngestType } from '../../schemas/asset';
 import type { NormalizedAssetSettings, StoredInput } from '../../schemas/asset-settings';
 import { assetJson } from '../master/master-links';
 import { generateId } from '../../utils/ids';
@@ -8,7 +8,7 @@ import { recordWebhookEvent } from '../webhooks/record-webhook-event';
 import { announceStaticRenditions, insertStaticRenditions, staticRenditionSpecs } from '../static-renditions/insert-static-renditions';
 import { assetInclude } from '../records/asset-record';
 
-export type IngestType = 'on_demand_url' | 'on_demand_direct_upload' | 'on_demand_clip' | 'live_rtmp';
+export type IngestType = 'on_demand_url' | 'on_demand_direct_upload' | 'on_demand_clip' | LiveIngestType;
 
 // Records a new `preparing` asset with its playback IDs, queues its ingest and reports
 // video.asset.created — one step for URL and upload assets alike, inside the caller's transaction

@@ -9,6 +9,8 @@ export type LiveIngest = {
   rtmpsUrl: string | null;
   /** RTMPS presents a self-signed certificate (no RTMPS_CERT_FILE): encoders that check certificates must be told to trust it. */
   rtmpsSelfSigned: boolean;
+  /** SRT, `srt://host:port`; a publisher adds `?streamid={stream_key}&passphrase={srt_passphrase}`. Null when SRT is off (SRT_PORT=0) or RTMP is. */
+  srtUrl: string | null;
   /** Where `/{playback_id}.m3u8` is served (STREAM_URL, or the base URL). */
   streamUrl: string;
 };
@@ -22,6 +24,8 @@ export const liveIngest = (): LiveIngest => {
     rtmpEnabled,
     rtmpsUrl: rtmpEnabled && env.live.rtmps.port !== null ? env.live.rtmps.url : null,
     rtmpsSelfSigned: env.live.rtmps.certFile === undefined,
+    // SRT broadcasts are relayed into the RTMP server, so they need it running.
+    srtUrl: rtmpEnabled && env.live.srt.port !== null ? env.live.srt.url : null,
     streamUrl: env.streamUrl,
   };
 };

@@ -23,7 +23,7 @@ import { generateId } from '../../utils/ids';
 import { cutClip } from '../clips/cut-clip';
 import { adoptUploadedFile } from './adopt-uploaded-file';
 import { assetMediaFields } from '../inputs/asset-media-fields';
-import type { AudioTrack } from '../../schemas/asset';
+import { isLiveIngestType, type AudioTrack } from '../../schemas/asset';
 import { inputTracks } from '../tracks/input-tracks';
 import { insertTracks } from '../tracks/insert-tracks';
 import { sourceAudioTrackRows } from '../tracks/source-audio-tracks';
@@ -206,7 +206,7 @@ export const ingestAsset = async ({
         const added = await insertTracks(tx, assetId, inputTracks(inputs, audioRows.find((row) => row.primary)?.id), { announce: false });
         const ready = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
         await recordWebhookEvent(tx, { type: 'video.asset.ready', object: { type: 'asset', id: assetId }, data: assetJson(ready) });
-        if (asset.ingestType === 'live_rtmp') {
+        if (isLiveIngestType(asset.ingestType)) {
           await recordWebhookEvent(tx, { type: 'video.asset.live_stream_completed', object: { type: 'asset', id: assetId }, data: assetJson(ready) });
         }
         for (const track of added) await recordTrackEvent(tx, 'video.asset.track.created', assetId, track);

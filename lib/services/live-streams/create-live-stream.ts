@@ -3,7 +3,7 @@ import { ApiError } from '../../errors/api-error';
 import { normalizeCreateLiveStream, type CreateLiveStreamBody } from '../../schemas/live-stream';
 import { generateId } from '../../utils/ids';
 import { recordLiveStreamEvent } from '../live/live-stream-events';
-import { findLiveStreamOrThrow, newStreamKey, type StoredLiveStream } from './live-stream-record';
+import { findLiveStreamOrThrow, newSrtPassphrase, newStreamKey, type StoredLiveStream } from './live-stream-record';
 
 // POST /video/v1/live-streams: an `idle` stream with its playback IDs, reported as
 // video.live_stream.created in the same transaction.
@@ -17,6 +17,7 @@ export const createLiveStream = async ({ body }: { body: CreateLiveStreamBody })
       data: {
         id: liveStreamId,
         streamKey: newStreamKey(),
+        srtPassphrase: newSrtPassphrase(),
         status: 'idle',
         ...settings,
         playbackIds: { create: playbackPolicies.map((policy) => ({ id: generateId(), policy })) },

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client';
 import type { Prisma } from '../../db/generated/client';
 import { notFound } from '../../errors/api-error';
@@ -17,3 +17,6 @@ export const findLiveStreamOrThrow = async (db: DbClient, liveStreamId: string):
 
 // The publisher's only credential: 122 random bits, UUID-shaped like Mux's keys.
 export const newStreamKey = (): string => randomUUID();
+
+// SRT's encryption passphrase, 128 random bits as 32 hex characters (SRT takes 10–79 characters).
+export const newSrtPassphrase = (): string => randomBytes(16).toString('hex');

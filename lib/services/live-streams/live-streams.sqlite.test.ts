@@ -3,6 +3,7 @@ import { getDb } from '../../db/client';
 import { setUpTestInstallation, type TestInstallation } from '../../db/test-support/test-installation';
 import { listAssets } from '../assets/list-assets';
 import { registerBroadcastStopper, type BroadcastStopReason } from '../live/broadcast-control';
+import { markConnected, markRecordingAndActive } from '../live/broadcast-state';
 import { lookupPlaybackId } from '../playback-ids/lookup-playback-id';
 import { createWebhookEndpoint } from '../webhooks/create-webhook-endpoint';
 import { completeLiveStream } from './complete-live-stream';
@@ -10,6 +11,7 @@ import { createLiveStream } from './create-live-stream';
 import { deleteLiveStream } from './delete-live-stream';
 import { disableLiveStream } from './disable-live-stream';
 import { enableLiveStream } from './enable-live-stream';
+import { getLiveStream } from './get-live-stream';
 import { findLivePlaybackId } from '../records/find-live-stream';
 import { createLivePlaybackId, deleteLivePlaybackId } from './live-playback-ids';
 import { listLiveStreams } from './list-live-streams';
@@ -21,6 +23,8 @@ import { updateLiveStream } from './update-live-stream';
 // that moment, which is what the order of "change the row" and "stop the broadcast" is about.
 
 type StopCall = { liveStreamId: string; reason: BroadcastStopReason; row: { status: string; streamKey: string } | null };
+
+const SRT_PASSPHRASE = /^[0-9a-f]{32}$/;
 
 let installation: TestInstallation | undefined;
 let stops: StopCall[] = [];
@@ -61,6 +65,16 @@ describe('live streams on SQLite', () => {
     expect(await eventsOf(stream.id)).toEqual(['video.live_stream.created']);
   });
 
+  test('create: every stream gets an SRT passphrase of its own, which get and list return', async () => {
+    const first = await createLiveStream({ body: {} });
+    const second = await createLiveStream({ body: {} });
+    expect(first.srtPassphrase).toMatch(SRT_PASSPHRASE);
+    expect(second.srtPassphrase).toMatch(SRT_PASSPHRASE);
+    expect(second.srtPassphrase).not.toBe(first.srtPassphrase);
+    expect((await getLiveStream({ liveStreamId: first.id })).srtPassphrase).toBe(first.srtPassphrase);
+    expect((await listLiveStreams({ streamKey: second.streamKey })).map((stream) => stream.srtPassphrase)).toEqual([second.srtPassphrase]);
+  });
+
   test('a live playback ID is found by id; the public lookup names the stream', async () => {
     const stream = await createLiveStream({ body: { playback_policy: 'public' } });
     const playbackId = stream.playbackIds[0]!.id;
@@ -73,10 +87,23 @@ describe('live streams on SQLite', () => {
     const stream = await createLiveStream({ body: {} });
     const reset = await resetStreamKey({ liveStreamId: stream.id });
     expect(reset.streamKey).not.toBe(stream.streamKey);
+    expect(reset.srtPassphrase).toMatch(SRT_PASSPHRASE);
+    expect(reset.srtPassphrase).not.toBe(stream.srtPassphrase);
     expect(await streamIdWithKey(stream.streamKey)).toBeNull();
     expect(await streamIdWithKey(reset.streamKey)).toBe(stream.id);
     expect(stops).toEqual([{ liveStreamId: stream.id, reason: 'reset-key', row: { status: 'idle', streamKey: reset.streamKey } }]);
     expect(await eventsOf(stream.id)).toEqual(['video.live_stream.created', 'video.live_stream.updated']);
+  });
+
+  test('a recording’s ingest type follows the protocol its publisher connected with', async () => {
+    const ingestTypeOfRecording = async (ingestProtocol: 'rtmp' | 'rtmps' | 'srt', assetId: string) => {
+      const stream = await createLiveStream({ body: { new_asset_settings: { playback_policies: ['public'] } } });
+      await markConnected(stream.id, 'node-a', true, ingestProtocol);
+      await markRecordingAndActive({ liveStreamId: stream.id, assetId });
+      return (await getDb().asset.findUniqueOrThrow({ where: { id: assetId } })).ingestType;
+    };
+    expect(await ingestTypeOfRecording('srt', 'S'.repeat(44))).toBe('live_srt');
+    expect(await ingestTypeOfRecording('rtmps', 'T'.repeat(44))).toBe('live_rtmp');
   });
 
   test('disable: disabled (with its event) before the broadcast is stopped; again is a no-op; enable makes it idle', async () => {

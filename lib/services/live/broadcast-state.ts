@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { recordingAssetSettings } from '../../schemas/live-stream';
+import { recordingAssetSettings, type LiveIngestProtocol } from '../../schemas/live-stream';
 import { insertAsset } from '../assets/insert-asset';
 import { recordLiveStreamEvent } from './live-stream-events';
 
@@ -14,7 +14,7 @@ const parseIds = (json: string): string[] => {
   return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
 };
 
-export const markConnected = async (liveStreamId: string, ingestNodeId: string, firstConnection: boolean, ingestProtocol: 'rtmp' | 'rtmps'): Promise<void> => {
+export const markConnected = async (liveStreamId: string, ingestNodeId: string, firstConnection: boolean, ingestProtocol: LiveIngestProtocol): Promise<void> => {
   const now = new Date();
   await getDb().$transaction(async (tx) => {
     await tx.liveStream.update({
@@ -27,7 +27,8 @@ export const markConnected = async (liveStreamId: string, ingestNodeId: string, 
 
 /**
  * The first media of a broadcast arrived: its recording asset is created (when the stream has
- * new_asset_settings), then the stream is active. Returns the asset's playback IDs.
+ * new_asset_settings), then the stream is active. Returns the asset's playback IDs. The
+ * recording's ingest type follows the protocol markConnected recorded.
  */
 export const markRecordingAndActive = async ({
   liveStreamId,
@@ -42,7 +43,7 @@ export const markRecordingAndActive = async ({
     let playbackIds: Array<{ id: string; policy: string }> = [];
     if (assetId && stream.newAssetSettingsJson) {
       const settings = recordingAssetSettings(stream.newAssetSettingsJson);
-      const asset = await insertAsset(tx, { settings, inputs: [], ingestType: 'live_rtmp', test: stream.test, assetId, liveStreamId });
+      const asset = await insertAsset(tx, { settings, inputs: [], ingestType: stream.ingestProtocol === 'srt' ? 'live_srt' : 'live_rtmp', test: stream.test, assetId, liveStreamId });
       playbackIds = asset.playbackIds;
       const recent = [...parseIds(stream.recentAssetIdsJson), assetId].slice(-RECENT_ASSETS_KEPT);
       await tx.liveStream.update({ where: { id: liveStreamId }, data: { activeAssetId: assetId, recentAssetIdsJson: JSON.stringify(recent) } });

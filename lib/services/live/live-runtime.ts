@@ -3,6 +3,7 @@ import { getDb } from '../../db/client';
 import type { Env } from '../../env';
 import { loadOrCreateRtmpsIdentity } from '../../ingest/rtmp/rtmps-certificate';
 import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer, type RtmpServerSlot } from '../../ingest/rtmp/rtmp-server';
+import { startSrtGateway, type SrtAdmission, type SrtGateway } from '../../ingest/srt/srt-gateway';
 import { planLiveLadder } from '../../media/live/live-ladder';
 import { nodeRuntime } from '../../runtime/node-runtime';
 import type { LatencyMode } from '../../schemas/live-stream';
@@ -15,6 +16,7 @@ import { broadcastDirectory, writeBroadcastManifest } from './live-files';
 import { liveNodeIdOf } from './live-node-id';
 import { registerLivePlayback, unregisterBroadcast, unregisterLivePlayback } from './live-registry';
 import { recoverInterruptedBroadcasts } from './recover-broadcasts';
+import { openSrtRelay } from './srt-relay';
 
 // Live on this node: the RTMP server, one session per live stream with a broadcast, and the
 // timers that end broadcasts (reconnect window, maximum continuous duration). Every state change
@@ -93,14 +95,31 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
     return session.ending;
   };
 
-  const authorize = async (streamKey: string): Promise<PublishDecision> => {
-    const stream = await db.liveStream.findUnique({ where: { streamKey }, select: { id: true, status: true } });
-    if (!stream) return { accept: false, reason: 'unknown stream key' };
-    if (stream.status === 'disabled') return { accept: false, reason: 'the live stream is disabled' };
+  const refusalOf = (stream: { id: string; status: string } | null): string | null => {
+    if (!stream) return 'unknown stream key';
+    if (stream.status === 'disabled') return 'the live stream is disabled';
     const session = sessions.get(stream.id);
-    if (session?.ending) return { accept: false, reason: 'the previous broadcast is still ending' };
-    if (!session && sessions.size >= env.live.maxStreams) return { accept: false, reason: `this node already takes ${env.live.maxStreams} broadcasts (LIVE_MAX_STREAMS)` };
-    return { accept: true };
+    if (session?.ending) return 'the previous broadcast is still ending';
+    if (!session && sessions.size >= env.live.maxStreams) return `this node already takes ${env.live.maxStreams} broadcasts (LIVE_MAX_STREAMS)`;
+    return null;
+  };
+
+  const streamOfKey = (streamKey: string) => db.liveStream.findUnique({ where: { streamKey }, select: { id: true, status: true, srtPassphrase: true } });
+
+  const authorize = async (streamKey: string): Promise<PublishDecision> => {
+    const reason = refusalOf(await streamOfKey(streamKey));
+    return reason === null ? { accept: true } : { accept: false, reason };
+  };
+
+  // An SRT caller is checked before its listener starts; the check its relay then passes on the
+  // RTMP side is the same one. A key already live is refused here (an RTMP publisher would be
+  // refused by the RTMP server) so that the SRT caller hears it at connect.
+  const admitSrt = async (streamKey: string): Promise<SrtAdmission> => {
+    const stream = await streamOfKey(streamKey);
+    const reason = refusalOf(stream);
+    if (reason !== null || !stream) return { accept: false, reason: reason ?? 'unknown stream key' };
+    if (server.isPublishing(streamKey)) return { accept: false, reason: 'stream key already publishing', conflict: true };
+    return { accept: true, passphrase: stream.srtPassphrase };
   };
 
   // A packager that stops while its publisher is still connected (ffmpeg crashed, its reader fell
@@ -229,6 +248,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
     log: log.child({ component: 'rtmp' }),
     slot: nodeRuntime().rtmpServer,
   });
+  const srtGateway = await startSrtIngest({ env, log, admit: admitSrt, rtmpServer: server });
   registerBroadcastStopper(stop);
   recoverInterruptedBroadcasts({ nodeId, startedAt, finalize: (assetId) => finalize(assetId, () => undefined), log }).catch((error: unknown) =>
     log.error({ err: error }, 'could not recover interrupted broadcasts'),
@@ -246,6 +266,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
         if (session.durationTimer) clearTimeout(session.durationTimer);
         session.broadcast.disconnect();
       }
+      await srtGateway?.close();
       await server.close();
       await Promise.all([...sessions.values()].map((session) => session.connectionDone.then(() => session.broadcast.flushed())));
       await Promise.all(finalizing);
@@ -266,4 +287,31 @@ const rtmpsListener = async (env: Env, log: Logger): Promise<{ port: number; cer
     log.error({ err: error }, 'rtmps ingest is off: its certificate could not be read or made');
     return null;
   }
+};
+
+// SRT ingest beside RTMP; null when it is off or its port cannot be had (RTMP still runs).
+const startSrtIngest = async ({
+  env,
+  log,
+  admit,
+  rtmpServer,
+}: {
+  env: Env;
+  log: Logger;
+  admit: (streamKey: string) => Promise<SrtAdmission>;
+  rtmpServer: RtmpServer;
+}): Promise<SrtGateway | null> => {
+  const { port } = env.live.srt;
+  if (port === null) return null;
+  const srtLog = log.child({ component: 'srt' });
+  return startSrtGateway({
+    port,
+    host: env.host,
+    admit,
+    openRelay: (request) => openSrtRelay({ ...request, ffmpegPath: env.ffmpegPath, rtmpServer, log: srtLog }),
+    log: srtLog,
+  }).catch((error: unknown) => {
+    log.error({ error: error instanceof Error ? error.message : String(error), port }, 'srt ingest is off: its port could not be opened (SRT_PORT in use?)');
+    return null;
+  });
 };

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
+import { LIVE_INGEST_TYPES } from '../../schemas/asset';
 import { markBroadcastEnded } from './broadcast-state';
 import { broadcastDirectory, readBroadcastManifest } from './live-files';
 
@@ -31,7 +32,7 @@ export const recoverInterruptedBroadcasts = async ({
     await markBroadcastEnded({ liveStreamId: stream.id, assetId: stream.activeAssetId, nodeId: stream.ingestNodeId ?? nodeId });
     log.info({ liveStreamId: stream.id }, 'broadcast interrupted by a restart ended');
   }
-  const recordings = await db.asset.findMany({ where: { ingestType: 'live_rtmp', status: 'preparing', createdAt: { lt: startedAt } }, select: { id: true, isLive: true, liveStreamId: true } });
+  const recordings = await db.asset.findMany({ where: { ingestType: { in: [...LIVE_INGEST_TYPES] }, status: 'preparing', createdAt: { lt: startedAt } }, select: { id: true, isLive: true, liveStreamId: true } });
   const dataDir = getEnv().dataDir;
   for (const recording of recordings) {
     if (!(await readBroadcastManifest(broadcastDirectory(dataDir, { assetId: recording.id, broadcastId: recording.id })))) continue;

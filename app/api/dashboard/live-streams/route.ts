@@ -17,7 +17,7 @@ export const GET = withDashboard(
     const limit = query.limit ?? DEFAULT_LIMIT;
     const { liveStreams, total } = await pageLiveStreams({ page, limit });
     const rows = liveStreams.map((stream) => {
-      const { stream_key: _secret, ...row } = serializeLiveStream(stream);
+      const { stream_key: _key, srt_passphrase: _passphrase, ...row } = serializeLiveStream(stream);
       return row;
     });
     return dataResponse(rows, 200, { total, page, limit });

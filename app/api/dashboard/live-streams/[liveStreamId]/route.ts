@@ -12,12 +12,12 @@ export const dynamic = 'force-dynamic';
 const params = z.object({ liveStreamId: idParam('Live stream') });
 
 // GET /api/dashboard/live-streams/{LIVE_STREAM_ID} – the stream as the API returns it, plus where to
-// publish to (rtmp_url, rtmps_url) and where its playlists are served (stream_url); polled while the page is open
+// publish to (rtmp_url, rtmps_url, srt_url) and where its playlists are served (stream_url); polled while the page is open
 export const GET = withDashboard(
   async ({ params }) => {
-    const { rtmpUrl, rtmpEnabled, rtmpsUrl, rtmpsSelfSigned, streamUrl } = liveIngest();
+    const { rtmpUrl, rtmpEnabled, rtmpsUrl, rtmpsSelfSigned, srtUrl, streamUrl } = liveIngest();
     return dataResponse(serializeLiveStream(await getLiveStream(params)), 200, {
-      ingest: { rtmp_url: rtmpUrl, rtmp_enabled: rtmpEnabled, rtmps_url: rtmpsUrl, rtmps_self_signed: rtmpsSelfSigned, stream_url: streamUrl },
+      ingest: { rtmp_url: rtmpUrl, rtmp_enabled: rtmpEnabled, rtmps_url: rtmpsUrl, rtmps_self_signed: rtmpsSelfSigned, srt_url: srtUrl, stream_url: streamUrl },
     });
   },
   { params },

@@ -1,0 +1,89 @@
+import type Mux from '@mux/mux-node';
+import { mkdirSync } from 'node:fs';
+import { firstVariantUrl, startLiveKeyframeWithSrt, waitForPlaylist } from '../support/live';
+import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
+import { httpGet } from '../support/hls';
+import { decodeSegment } from '../support/jit';
+import { disposeKeyframe, expect, muxClient, test } from '../support/test';
+
+// SRT ingest, as Mux has it: one UDP port for every stream, the stream chosen by `streamid` and
+// the stream's own `srt_passphrase` encrypting the link. ffmpeg's libsrt publishes MPEG-TS as a
+// broadcaster's encoder does; the gateway relays it to a listener of that stream alone.
+
+test.describe.configure({ mode: 'serial' });
+
+let live: Awaited<ReturnType<typeof startLiveKeyframeWithSrt>>;
+let mux: Mux;
+
+test.beforeAll(async () => {
+  live = await startLiveKeyframeWithSrt('live-srt');
+  mux = muxClient(live.server, await live.server.createToken());
+});
+
+test.afterAll(async () => {
+  await disposeKeyframe(live?.server);
+});
+
+const createStream = () => mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 0 });
+
+const waitForStatus = async (id: string, status: string) => {
+  const deadline = Date.now() + 30_000;
+  let seen = await mux.video.liveStreams.retrieve(id);
+  while (seen.status !== status && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    seen = await mux.video.liveStreams.retrieve(id);
+  }
+  return seen;
+};
+
+test('a publisher over SRT with the stream key and passphrase goes live: active_ingest_protocol srt, live HLS that decodes, a live_srt recording', async ({}, testInfo) => {
+  const stream = await createStream();
+  expect(stream.srt_passphrase, 'every stream has its own passphrase').toMatch(/^[0-9a-f]{32}$/);
+  const publisher = publishTestPattern({ ingestUrl: live.srtUrl(stream.stream_key, stream.srt_passphrase) });
+  try {
+    const multivariantUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
+    const multivariant = await waitForPlaylist(multivariantUrl, undefined, 30_000);
+    const variantUrl = firstVariantUrl(multivariantUrl, multivariant);
+    const media = await waitForPlaylist(variantUrl, (text) => /^#EXTINF/m.test(text), 30_000);
+    const map = /#EXT-X-MAP:URI="([^"]+)"/.exec(media)?.[1];
+    const firstSegment = media.split('\n').find((line) => line.length > 0 && !line.startsWith('#'));
+    expect(map && firstSegment, media).toBeTruthy();
+    const [init, segment] = await Promise.all([httpGet(new URL(map!, variantUrl).href), httpGet(new URL(firstSegment!, variantUrl).href)]);
+    expect([init.status, segment.status]).toEqual([200, 200]);
+    mkdirSync(testInfo.outputDir, { recursive: true });
+    const decoded = await decodeSegment(testInfo.outputDir, init.body, segment.body, 'srt-live');
+    expect(decoded.stderr.trim(), 'the live segment decodes').toBe('');
+    expect(decoded.frames).toBeGreaterThan(0);
+
+    expect(await waitForStatus(stream.id, 'active')).toMatchObject({ status: 'active', active_ingest_protocol: 'srt' });
+  } finally {
+    await publisher.stop();
+  }
+  const ended = await waitForStatus(stream.id, 'idle');
+  expect(ended.status).toBe('idle');
+  expect(ended.recent_asset_ids?.length, 'the broadcast was recorded').toBe(1);
+  const recording = await mux.video.assets.retrieve(ended.recent_asset_ids![0]!);
+  expect(recording.ingest_type).toBe('live_srt');
+});
+
+test('an unknown key, a wrong passphrase, no passphrase and no streamid are refused at connect; the stream stays idle', async () => {
+  const stream = await createStream();
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.srtUrl('00000000-0000-0000-0000-000000000000', stream.srt_passphrase), seconds: 10 }), 'unknown key');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.srtUrl(stream.stream_key, 'not-the-passphrase'), seconds: 10 }), 'wrong passphrase');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: live.srtUrl(stream.stream_key), seconds: 10 }), 'no passphrase');
+  await expectPublisherRefused(publishTestPattern({ ingestUrl: `srt://127.0.0.1:${live.srtPort}`, seconds: 10 }), 'no streamid');
+  expect((await mux.video.liveStreams.retrieve(stream.id)).status).toBe('idle');
+});
+
+test("SRT's access-control streamid (#!::r=key,m=publish) is understood; a second publisher of a live key is refused over SRT and over RTMP", async () => {
+  const stream = await createStream();
+  const publisher = publishTestPattern({ ingestUrl: live.srtUrl(`#!::r=${stream.stream_key},m=publish`, stream.srt_passphrase) });
+  try {
+    expect(await waitForStatus(stream.id, 'active')).toMatchObject({ status: 'active', active_ingest_protocol: 'srt' });
+    await expectPublisherRefused(publishTestPattern({ ingestUrl: live.srtUrl(stream.stream_key, stream.srt_passphrase), seconds: 10 }), 'a second SRT publisher');
+    await expectPublisherRefused(publishTestPattern({ ingestUrl: live.rtmpUrl(stream.stream_key), seconds: 10 }), 'a second publisher over RTMP');
+    expect(publisher.process.exitCode, `the first publisher is still connected (${publisher.stderr().slice(-300)})`).toBeNull();
+  } finally {
+    await publisher.stop();
+  }
+});
