@@ -5,13 +5,14 @@ import type { EncodeKind, EncodingLoad } from '@/lib/schemas/encoding-load';
 import type { LatencyMode, LiveStreamJson, LiveStreamStatus } from '@/lib/schemas/live-stream';
 import type { QualityReportJson, RungQuality } from '@/lib/schemas/quality-report';
 import type { RenditionJson } from '@/lib/schemas/rendition-status';
+import type { CreateSimulcastTargetBody, SimulcastTargetJson, SimulcastTargetStatus } from '@/lib/schemas/simulcast-target';
 import type { TrackJson } from '@/lib/schemas/track';
 import type { UploadJson } from '@/lib/schemas/upload';
 import type { WebhookDeliveryJson, WebhookEndpointJson } from '@/lib/schemas/webhook-dashboard';
 
 // Wire shapes of the dashboard JSON routes (the asset and upload ones are the public API's).
 
-export type { AccessTokenJson, AssetJson, EncodeKind, LatencyMode, LiveStreamJson, LiveStreamStatus, MaxResolutionTier, PlaybackPolicy, QualityReportJson, RenditionJson, RungQuality, TrackJson, UploadJson, VideoQuality, WebhookDeliveryJson, WebhookEndpointJson };
+export type { AccessTokenJson, AssetJson, CreateSimulcastTargetBody, EncodeKind, LatencyMode, LiveStreamJson, LiveStreamStatus, MaxResolutionTier, PlaybackPolicy, QualityReportJson, RenditionJson, RungQuality, SimulcastTargetJson, SimulcastTargetStatus, TrackJson, UploadJson, VideoQuality, WebhookDeliveryJson, WebhookEndpointJson };
 /** One of asset.tracks: the video track, an audio or text track (or an old asset's probed audio). */
 export type AssetTrackJson = NonNullable<AssetJson['tracks']>[number];
 export type AssetStatusFilter = '' | 'preparing' | 'ready' | 'errored';
@@ -27,9 +28,11 @@ export type CreatedAccessToken = CreatedAccessTokenJson;
 // GET /api/encoding-load: the server's EncodingLoad snapshot as it is.
 export type EncodingLoadJson = EncodingLoad;
 
-// Live streams: the table leaves the stream key out; a stream's page gets it with the addresses to
-// publish to and to play from.
-export type LiveStreamRowJson = Omit<LiveStreamJson, 'stream_key' | 'srt_passphrase'>;
+// Live streams: the table leaves the stream keys out (the stream's and its simulcast targets'); a
+// stream's page gets them with the addresses to publish to and to play from.
+export type LiveStreamRowJson = Omit<LiveStreamJson, 'stream_key' | 'srt_passphrase' | 'simulcast_targets'> & {
+  simulcast_targets?: Array<Omit<SimulcastTargetJson, 'stream_key'>>;
+};
 export type LiveStreamPage = { data: LiveStreamRowJson[]; total: number; page: number; limit: number };
 export type LiveIngestJson = { rtmp_url: string; rtmp_enabled: boolean; rtmps_url: string | null; rtmps_self_signed: boolean; srt_url: string | null; stream_url: string };
 export type LiveStreamWithIngest = { data: LiveStreamJson; ingest: LiveIngestJson };

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiFetch } from './api-fetch';
-import type { LiveStreamJson, LiveStreamRecordingJson, LiveStreamWithIngest } from './dashboard-types';
+import type { CreateSimulcastTargetBody, LiveStreamJson, LiveStreamRecordingJson, LiveStreamWithIngest, SimulcastTargetJson } from './dashboard-types';
 import { LIVE_STATUS_POLL_MS, PREPARING_POLL_MS, queryKeys } from './query-keys';
 
 export const useLiveStream = (liveStreamId: string) =>
@@ -50,5 +50,24 @@ export const useDeleteLiveStream = () => {
     mutationFn: (liveStreamId: string) => apiFetch<void>(`/api/dashboard/live-streams/${liveStreamId}`, { method: 'DELETE' }),
     // Only the table: the stream's own page is left for good and must not ask for it again.
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.liveStreamLists }),
+  });
+};
+
+// A stream's simulcast targets are part of the stream: adding or removing one refreshes its page.
+export const useCreateSimulcastTarget = (liveStreamId: string) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: CreateSimulcastTargetBody) =>
+      (await apiFetch<{ data: SimulcastTargetJson }>(`/api/dashboard/live-streams/${liveStreamId}/simulcast-targets`, { method: 'POST', body })).data,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.liveStream(liveStreamId) }),
+  });
+};
+
+export const useDeleteSimulcastTarget = (liveStreamId: string) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (simulcastTargetId: string) =>
+      apiFetch<void>(`/api/dashboard/live-streams/${liveStreamId}/simulcast-targets/${simulcastTargetId}`, { method: 'DELETE' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.liveStream(liveStreamId) }),
   });
 };

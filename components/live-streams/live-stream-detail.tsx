@@ -13,6 +13,7 @@ import { LiveStreamFields } from './live-stream-fields';
 import { liveStreamTitle } from './live-stream-title';
 import { PublishPanel } from './publish-panel';
 import { RecentRecordings } from './recent-recordings';
+import { SimulcastTargets } from './simulcast-targets';
 
 export function LiveStreamDetail({ liveStreamId }: { liveStreamId: string }) {
   const liveStream = useLiveStream(liveStreamId);
@@ -50,6 +51,7 @@ export function LiveStreamDetail({ liveStreamId }: { liveStreamId: string }) {
         <div className="space-y-6">
           <PublishPanel stream={stream} ingest={ingest} />
           <LivePlaybackIds stream={stream} streamUrl={ingest.stream_url} />
+          <SimulcastTargets stream={stream} />
           <RecentRecordings stream={stream} />
         </div>
       </div>

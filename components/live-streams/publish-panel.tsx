@@ -7,9 +7,8 @@ import { useLiveStreamAction } from '../hooks/use-live-stream';
 import { Button } from '../ui/button';
 import { ConfirmDialog } from '../ui/confirm-dialog';
 import { CopyButton } from '../ui/copy-button';
+import { SECRET_MASK } from '../ui/format';
 import { useToast } from '../ui/toast';
-
-const MASK = '•'.repeat(24);
 
 function ServerUrl({ title, url, testId, copyLabel, children }: { title: string; url: string; testId: string; copyLabel: string; children?: ReactNode }) {
   return (
@@ -62,7 +61,7 @@ export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; inges
         <div>
           <p className="font-medium text-zinc-600">Stream key</p>
           <code className="mt-1 block font-mono text-xs break-all" data-testid="stream-key">
-            {revealed ? stream.stream_key : MASK}
+            {revealed ? stream.stream_key : SECRET_MASK}
           </code>
           <div className="mt-2 flex flex-wrap items-center gap-2">
             <Button variant="secondary" className="px-2 py-1 text-xs" onClick={() => setRevealed(!revealed)} aria-pressed={revealed}>

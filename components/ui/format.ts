@@ -9,6 +9,9 @@ export const formatDuration = (seconds: number | undefined): string => {
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${secs}` : `${minutes}:${secs}`;
 };
 
+/** What a secret (a stream key) shows as until it is revealed. */
+export const SECRET_MASK = '•'.repeat(24);
+
 // created_at is a string of Unix seconds, as in Mux's API.
 export const formatUnixSeconds = (value: string): string => new Date(Number(value) * 1000).toLocaleString();
 

@@ -14,6 +14,8 @@ const STYLES: Record<string, string> = {
   idle: 'bg-sky-100 text-sky-800',
   active: 'bg-emerald-100 text-emerald-800',
   disabled: 'bg-zinc-200 text-zinc-700',
+  starting: 'bg-amber-100 text-amber-800',
+  broadcasting: 'bg-emerald-100 text-emerald-800',
 };
 
 export function StatusBadge({ status }: { status: string }) {

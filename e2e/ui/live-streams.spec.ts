@@ -114,3 +114,60 @@ test('a live stream created in the dashboard: key reveal and reset, disable, ena
   await expect(page.getByText('No live streams yet')).toBeVisible();
   await expect(api.video.liveStreams.retrieve(liveStreamId)).rejects.toMatchObject({ status: 404 });
 });
+
+test('simulcast targets on a stream’s page: added (the API’s message for a bad URL shown), key hidden, locked while disabled, removed', async ({ page }, testInfo) => {
+  const { keyframe, api } = started();
+  const stream = await api.video.liveStreams.create({ playback_policies: ['public'], meta: { title: `Simulcast ${Date.now()}` } });
+  await signIn(page, keyframe);
+  await page.goto(`${keyframe.baseUrl}/live-streams/${stream.id}`);
+  const section = page.getByRole('region', { name: 'Simulcast targets' });
+  await expect(section).toContainText('None: add a target');
+
+  const form = section.getByRole('form', { name: 'Add a simulcast target' });
+  await form.getByLabel('Target URL').fill('https://live.example.com/app');
+  await form.getByRole('button', { name: 'Add target' }).click();
+  await expect(form.getByRole('alert')).toContainText('url: must be an rtmp://, rtmps:// or srt:// URL');
+
+  const targetKey = `dashboard-key-${Date.now()}`;
+  await form.getByLabel('Target URL').fill('rtmp://a.rtmp.example.com/live2');
+  await form.getByLabel('Stream key').fill(targetKey);
+  await form.getByLabel('Passthrough (optional)').fill('YouTube');
+  await form.getByRole('button', { name: 'Add target' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Simulcast target added' })).toBeVisible();
+  const row = section.getByTestId('simulcast-target');
+  await expect(row).toHaveCount(1);
+  await expect(row.getByTestId('simulcast-target-url')).toHaveText('rtmp://a.rtmp.example.com/live2');
+  await expect(row.getByTestId('simulcast-target-status').locator('[data-status]')).toHaveAttribute('data-status', 'idle');
+  await expect(row.getByTestId('simulcast-target-key')).toContainText('•');
+  await expect(row).toContainText('YouTube');
+  await expect(page.locator('body')).not.toContainText(targetKey);
+  const [created] = (await api.video.liveStreams.retrieve(stream.id)).simulcast_targets ?? [];
+  expect(created).toMatchObject({ status: 'idle', url: 'rtmp://a.rtmp.example.com/live2', stream_key: targetKey, passthrough: 'YouTube' });
+
+  // An srt:// URL carries its own stream id: the key field stands aside.
+  await form.getByLabel('Target URL').fill('srt://srt.example.com:9000?streamid=abc');
+  await expect(form.getByLabel(/^Stream key/)).toBeDisabled();
+  await form.getByLabel('Target URL').fill('');
+  await screenshot(page, testInfo, 'live-stream-simulcast-targets');
+
+  // The table's rows carry no target keys either.
+  await page.goto(`${keyframe.baseUrl}/live-streams`);
+  await expect(page.locator(`tr[data-live-stream-id="${stream.id}"]`)).toBeVisible();
+  expect(JSON.stringify(await (await page.request.get(`${keyframe.baseUrl}/api/dashboard/live-streams`)).json())).not.toContain(targetKey);
+  await page.goto(`${keyframe.baseUrl}/live-streams/${stream.id}`);
+
+  // Not idle: the form and the remove button are off, and the page says why.
+  await api.video.liveStreams.disable(stream.id);
+  await expect(section.getByTestId('simulcast-targets-locked')).toContainText('enable it to add or remove targets', { timeout: 6_000 });
+  await expect(form.getByLabel('Target URL')).toBeDisabled();
+  await expect(row.getByRole('button', { name: /^Remove simulcast target/ })).toBeDisabled();
+  await api.video.liveStreams.enable(stream.id);
+  await expect(section.getByTestId('simulcast-targets-locked')).toHaveCount(0, { timeout: 6_000 });
+
+  await row.getByRole('button', { name: /^Remove simulcast target/ }).click();
+  await page.getByRole('dialog', { name: 'Remove this simulcast target?' }).getByRole('button', { name: 'Remove target' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Simulcast target removed' })).toBeVisible();
+  await expect(section.getByTestId('simulcast-target')).toHaveCount(0);
+  expect(await api.video.liveStreams.retrieve(stream.id)).not.toHaveProperty('simulcast_targets');
+  await api.video.liveStreams.delete(stream.id);
+});

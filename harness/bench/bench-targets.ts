@@ -6,7 +6,7 @@ import { keyResults, type BenchOutcomes } from './bench-summary';
 import { DELIVERY_KINDS } from './delivery';
 import { inputLabel } from './inputs';
 import { DEFAULT_LIVE_OPTIONS, LIVE_LATENCY_TARGET_SECONDS, LIVE_MODES, livePlayableTargetMs } from './live';
-import { srtIngestTargets } from './live-report';
+import { simulcastTargets, srtIngestTargets } from './live-report';
 import type { Target } from './bench-results';
 import { formatMs, formatRatio, ratio, round } from '../stats';
 
@@ -326,6 +326,7 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
         ...srtIngestTargets(mode, entry, srt),
       );
     }
+    targets.push(...simulcastTargets(live.status === 'ok' ? live.value.simulcast : undefined));
     for (const entry of value?.concurrency ?? []) {
       targets.push(
         target({

@@ -57,3 +57,19 @@ export const waitForNoPackagers = async (serverPid: number | undefined, timeoutM
   }
   return false;
 };
+
+/** A simulcast target of `stream`, created through the API as an integrator would; returns its id. */
+export const createSimulcastTarget = async (baseUrl: string, token: AccessToken, stream: BenchLiveStream, target: { url: string; stream_key: string }): Promise<string> => {
+  const url = `${baseUrl}/video/v1/live-streams/${stream.id}/simulcast-targets`;
+  const response = await request({
+    url,
+    method: 'POST',
+    headers: { authorization: basicAuth(token.id, token.secret), 'content-type': 'application/json' },
+    body: JSON.stringify(target),
+  });
+  const text = response.body.toString('utf8');
+  if (response.status !== 201) throw new HttpStatusError(response.status, url, text.slice(0, 300));
+  const id = (JSON.parse(text) as { data?: { id?: string } }).data?.id;
+  if (!id) throw new Error(`POST ${url} returned no id`);
+  return id;
+};

@@ -1,4 +1,5 @@
 import { livePlayableTargetMs, type LiveModeResult, type LiveResult } from './live';
+import type { LiveSimulcastResult } from './live-simulcast';
 import type { LatencyMode } from './live-api';
 import type { Target } from './bench-results';
 import { formatMs, formatRatio, median, round } from '../stats';
@@ -93,6 +94,16 @@ export const renderLive = (value: LiveResult): string[] => {
   if (hlsErrors.length > 0) {
     parts.push(`hls.js errors (non-fatal unless marked): ${hlsErrors.map((mode) => `${mode.mode} over ${mode.ingest}: ${mode.playback?.errors.join(', ')}`).join('; ')}.`);
   }
+
+  parts.push('### Simulcast to local RTMP receivers (720p30)');
+  const simulcast = value.simulcast;
+  parts.push(
+    simulcast.status === 'ok'
+      ? `${simulcast.value.targets} targets, each an ffmpeg RTMP listener writing what arrives to a file: first bytes there ${simulcast.value.firstBytesMs.map((ms) => formatMs(ms)).join(', ')} ` +
+          `after the publisher's spawn (limit ${formatMs(SIMULCAST_FIRST_BYTES_LIMIT_MS)}); each restream (the server's ffmpeg copying the broadcast to one target) used ` +
+          `${simulcast.value.restreamCpuPerSecond.join(', ')} CPU-s/s over ${simulcast.value.windowSeconds} s (limit ${SIMULCAST_CPU_PER_TARGET_LIMIT}).`
+      : `Not measured: ${simulcast.status === 'error' ? simulcast.error : simulcast.reason}.`,
+  );
 
   parts.push('### CPU per stream, side by side with plain ffmpeg');
   const cpuRows = value.cpu.map((entry) => {
@@ -194,6 +205,34 @@ export const srtIngestTargets = (mode: LatencyMode, rtmp: LiveModeResult | undef
       limit: livePlayableTargetMs(mode),
       unit: 'ms',
       note: srt ? `runs: ${srt.playable.map((sample) => formatMs(sample.playableMs)).join(', ')}; RTMP ${formatMs(rtmp?.medianPlayableMs ?? null)}` : undefined,
+    }),
+  ];
+};
+
+/** Issue 30: a local RTMP receiver has the stream within 3 s of the broadcast starting; a restream costs at most 0.02 core. */
+export const SIMULCAST_FIRST_BYTES_LIMIT_MS = 3_000;
+export const SIMULCAST_CPU_PER_TARGET_LIMIT = 0.02;
+
+export const simulcastTargets = (outcome: LiveResult['simulcast'] | undefined): Target[] => {
+  const value: LiveSimulcastResult | null = outcome?.status === 'ok' ? outcome.value : null;
+  const failure = outcome?.status === 'error' ? outcome.error : outcome?.status === 'skipped' ? outcome.reason : undefined;
+  const cpu = value ? Math.max(...value.restreamCpuPerSecond) : null;
+  return [
+    withPass({
+      id: 'live_simulcast_first_bytes',
+      description: `Publisher spawn → first bytes at a local RTMP simulcast receiver (median of ${value?.targets ?? 'n/a'} targets)`,
+      value: value?.medianFirstBytesMs ?? null,
+      limit: SIMULCAST_FIRST_BYTES_LIMIT_MS,
+      unit: 'ms',
+      note: value ? `each: ${value.firstBytesMs.map((ms) => formatMs(ms)).join(', ')}` : failure,
+    }),
+    withPass({
+      id: 'live_simulcast_cpu_per_target',
+      description: 'CPU of one simulcast restream (the most expensive target), CPU-s per second',
+      value: cpu === null || Number.isNaN(cpu) ? null : cpu,
+      limit: SIMULCAST_CPU_PER_TARGET_LIMIT,
+      unit: 'ratio',
+      note: value ? `each: ${value.restreamCpuPerSecond.join(', ')} over ${value.windowSeconds} s` : failure,
     }),
   ];
 };

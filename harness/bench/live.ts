@@ -8,6 +8,7 @@ import { measureLiveCpu, measureServerIdleCpu, type LiveCpuComparison } from './
 import { ensureLiveInput, LIVE_1080P, LIVE_720P, type LiveInput } from './live-inputs';
 import { openPlayerPage, playLive, type LivePlayback } from './live-latency';
 import { checkProgramDateTime, type ProgramDateTimeCheck } from './live-pdt';
+import { measureLiveSimulcast, type LiveSimulcastResult } from './live-simulcast';
 import { waitForPlayable } from './live-playlists';
 import { serverNodePids, startLivePublisher } from './live-processes';
 import { freePort } from '../free-port.mjs';
@@ -24,8 +25,10 @@ import { errorMessage, median, round, sleep } from '../stats';
 //     with an independent check of the program date times the latency is computed from
 //     (live-pdt.ts);
 //  2. publisher connect → playable playlist per mode and ingest;
-//  3. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
-//  4. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
+//  3. simulcast: publisher spawn → first bytes at two local RTMP receivers, CPU per restream
+//     (live-simulcast.ts);
+//  4. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
+//  5. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
 
 // The server's packager warnings can carry ffmpeg's stderr, which names the input URL and with it
 // the stream key: the results keep none.
@@ -114,6 +117,7 @@ export type LiveResult = {
   server: { env: Record<string, string>; playbackWorkers: number; idleCpuPerSecond: number | null };
   inputs: LiveInput[];
   modes: LiveModeResult[];
+  simulcast: Outcome<LiveSimulcastResult>;
   cpu: Array<Outcome<LiveCpuComparison> & { input: string }>;
   concurrency: Array<Outcome<LiveConcurrencyResult> & { input: string }>;
 };
@@ -280,6 +284,7 @@ export const measureLiveOnFreshServer = async ({
     // What the warmed-up server costs with nothing to do (no broadcast, no request): the floor under its CPU figures below.
     const idleCpuPerSecond = await measureServerIdleCpu(server, 10);
     log(`live: idle server ${idleCpuPerSecond} CPU-s/s`);
+    const simulcast = await outcome(() => measureLiveSimulcast({ server, token, rtmpPort, input: input720, workDir, log }), log, 'live simulcast');
     const cpu: LiveResult['cpu'] = [];
     for (const input of [input720, input1080]) {
       const measured = await outcome(
@@ -313,7 +318,7 @@ export const measureLiveOnFreshServer = async ({
     const hlsJsVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'hls.js', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
     log(`live: done in ${round((Date.now() - startedAt) / 1000, 0)} s`);
     return {
-      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs: [input720, input1080], modes, cpu, concurrency },
+      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs: [input720, input1080], modes, simulcast, cpu, concurrency },
       serverLogTail: server
         .logs()
         .split('\n')

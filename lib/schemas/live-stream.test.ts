@@ -32,6 +32,7 @@ describe('normalizeCreateLiveStream', () => {
   test('Mux defaults: standard latency, 60 s reconnect window, 12 h continuous duration, no recording settings', () => {
     expect(created({})).toEqual({
       playbackPolicies: [],
+      simulcastTargets: [],
       latencyMode: 'standard',
       reconnectWindow: 60,
       maxContinuousDuration: 43200,
@@ -98,16 +99,32 @@ describe('normalizeCreateLiveStream', () => {
 
   test('features Keyframe does not have are refused, each with its own message; empty lists ask for nothing', () => {
     const messages = problems({
-      simulcast_targets: [{ url: 'rtmp://a.example/app', stream_key: 'k' }],
       embedded_subtitles: [{ language_channel: 'cc1' }],
       generated_subtitles: [{ language_code: 'en' }],
     });
-    expect(messages).toEqual([
-      expect.stringMatching(/^simulcast_targets: .*not supported/),
-      expect.stringMatching(/^embedded_subtitles: .*not supported/),
-      expect.stringMatching(/^generated_subtitles: .*not supported/),
+    expect(messages).toEqual([expect.stringMatching(/^embedded_subtitles: .*not supported/), expect.stringMatching(/^generated_subtitles: .*not supported/)]);
+    expect(create({ embedded_subtitles: [], generated_subtitles: [] }).ok).toBe(true);
+  });
+
+  test('simulcast targets are taken in the order sent, as stored values', () => {
+    expect(
+      created({
+        simulcast_targets: [
+          { url: 'rtmp://a.example/app', stream_key: 'k', passthrough: 'first' },
+          { url: 'SRT://b.example:9000?streamid=s&passphrase=p' },
+        ],
+      }).simulcastTargets,
+    ).toEqual([
+      { url: 'rtmp://a.example/app', streamKey: 'k', passthrough: 'first' },
+      { url: 'srt://b.example:9000?streamid=s&passphrase=p', streamKey: null, passthrough: null },
     ]);
-    expect(create({ simulcast_targets: [], embedded_subtitles: [], generated_subtitles: [] }).ok).toBe(true);
+  });
+
+  test('a bad simulcast target is a 400 naming its place in the list', () => {
+    const parsed = createLiveStreamSchema.safeParse({ simulcast_targets: [{ url: 'rtmp://a.example/app' }, { url: 'https://b.example/app' }] });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([['simulcast_targets.1.url', 'must be an rtmp://, rtmps:// or srt:// URL']]);
+    expect(createLiveStreamSchema.safeParse({ simulcast_targets: { url: 'rtmp://a.example/app' } }).error?.issues[0]?.message).toMatch(/must be an array/);
   });
 
   test('srt_passphrase cannot be chosen: the server generates it', () => {
@@ -241,6 +258,7 @@ describe('serializeLiveStream', () => {
     ingestProtocol: null,
     createdAt: new Date('2021-01-06T12:54:14.900Z'),
     playbackIds: [{ id: 'P'.repeat(44), policy: 'public' }],
+    simulcastTargets: [],
   };
 
   test('an idle stream as in Mux’s create example', () => {
@@ -278,16 +296,30 @@ describe('serializeLiveStream', () => {
     expect(serializeLiveStream({ ...record, status: 'idle', connectedAt: null, ingestProtocol: 'rtmps' })).not.toHaveProperty('active_ingest_protocol');
   });
 
+  test('simulcast targets are listed as Mux shows them, and left out when there are none', () => {
+    const json = serializeLiveStream({
+      ...record,
+      simulcastTargets: [
+        { id: 'S1', url: 'rtmp://a.example/app', streamKey: 'k', passthrough: null, status: 'broadcasting', errorSeverity: null },
+        { id: 'S2', url: 'srt://b.example:9000?streamid=s', streamKey: null, passthrough: 'p', status: 'errored', errorSeverity: 'normal' },
+      ],
+    });
+    expect(json.simulcast_targets).toEqual([
+      { id: 'S1', status: 'broadcasting', url: 'rtmp://a.example/app', stream_key: 'k' },
+      { id: 'S2', status: 'errored', url: 'srt://b.example:9000?streamid=s', passthrough: 'p', error_severity: 'normal' },
+    ]);
+    expect(serializeLiveStream(record)).not.toHaveProperty('simulcast_targets');
+  });
+
   test('a stream without an SRT passphrase leaves the field out', () => {
     expect(serializeLiveStream({ ...record, srtPassphrase: null })).not.toHaveProperty('srt_passphrase');
   });
 });
 
 describe('unsupportedLiveSubresource', () => {
-  test('names the three Mux live features Keyframe lacks, and nothing else', () => {
-    expect(unsupportedLiveSubresource('simulcast-targets')).toMatch(/simulcast targets .* not supported/);
+  test('names the two Mux live features Keyframe lacks, and nothing else', () => {
     expect(unsupportedLiveSubresource('embedded-subtitles')).toMatch(/not supported/);
     expect(unsupportedLiveSubresource('generated-subtitles')).toMatch(/not supported/);
-    for (const other of ['constructor', 'toString', 'playback-ids', undefined]) expect(unsupportedLiveSubresource(other)).toBeUndefined();
+    for (const other of ['constructor', 'toString', 'playback-ids', 'simulcast-targets', undefined]) expect(unsupportedLiveSubresource(other)).toBeUndefined();
   });
 });

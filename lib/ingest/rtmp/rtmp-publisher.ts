@@ -27,7 +27,7 @@ export type RtmpPublisher = {
   readonly media: Promise<RtmpMediaInfo>;
   /** Resolves (never rejects) when the publish ends, for any reason. */
   readonly ended: Promise<{ reason: string }>;
-  /** Date.now() of the last audio or video message (connectedAt before the first). */
+  /** Date.now() of the last audio or video message (when the publish began, before the first). */
   lastMediaAt(): number;
   /** Ends the publish and its connection; the encoder is told why. */
   close(reason: string): void;
@@ -39,10 +39,10 @@ const SINGLE_TRACK_SETTLE_MS = 2_000;
 
 export class LivePublisher implements RtmpPublisher {
   readonly id: string;
-  readonly connectedAt = Date.now();
+  readonly connectedAt: number;
   readonly media: Promise<RtmpMediaInfo>;
   readonly ended: Promise<{ reason: string }>;
-  private lastMedia = this.connectedAt;
+  private lastMedia = Date.now();
   private info: RtmpMediaInfo = {};
   private mediaSettled = false;
   private endReason: string | undefined;
@@ -57,8 +57,11 @@ export class LivePublisher implements RtmpPublisher {
     readonly remoteAddress: string,
     readonly readUrl: string,
     readonly protocol: LiveIngestProtocol,
+    /** When the encoder connected: a relay's publisher connected to the relay earlier than it publishes here. */
+    connectedAt = Date.now(),
   ) {
     this.id = connection.id;
+    this.connectedAt = connectedAt;
     this.media = new Promise((resolve, reject) => {
       this.settleMedia = resolve;
       this.failMedia = reject;

@@ -1,33 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { callerHandshake } from './test-support/caller-handshake';
 import { HANDSHAKE_BYTES, HANDSHAKE_TYPE, inductionAnswer, inductionFor, isRejection, readHandshake, readStreamId, REJECT_REASON, rejectionOf, withCookie } from './srt-handshake';
 
-// A caller's conclusion as libsrt lays it out: control header, handshake body, then extensions;
-// the stream id travels in 32-bit words with each word's bytes reversed.
-const conclusion = ({ streamId, socketId = 0x22867efe, cookie = 0xc0ffee }: { streamId?: string; socketId?: number; cookie?: number }): Buffer => {
-  const header = Buffer.alloc(HANDSHAKE_BYTES);
-  header.writeUInt16BE(0x8000, 0);
-  header.writeUInt32BE(123_456, 8);
-  header.writeUInt32BE(5, 16);
-  header.writeUInt16BE(0x0007, 22);
-  header.writeUInt32BE(0x1234567, 24);
-  header.writeUInt32BE(1500, 28);
-  header.writeUInt32BE(8192, 32);
-  header.writeInt32BE(HANDSHAKE_TYPE.conclusion, 36);
-  header.writeUInt32BE(socketId, 40);
-  header.writeUInt32BE(cookie, 44);
-  const hsreq = Buffer.alloc(16);
-  hsreq.writeUInt16BE(1, 0);
-  hsreq.writeUInt16BE(3, 2);
-  if (streamId === undefined) return Buffer.concat([header, hsreq]);
-  const text = Buffer.alloc(Math.ceil(Buffer.byteLength(streamId) / 4) * 4);
-  text.write(streamId);
-  const swapped = Buffer.alloc(text.length);
-  for (let word = 0; word < text.length; word += 4) for (let byte = 0; byte < 4; byte += 1) swapped[word + byte] = text[word + 3 - byte]!;
-  const sid = Buffer.alloc(4);
-  sid.writeUInt16BE(5, 0);
-  sid.writeUInt16BE(swapped.length / 4, 2);
-  return Buffer.concat([header, hsreq, sid, swapped]);
-};
+const conclusion = ({ streamId, cookie = 0xc0ffee }: { streamId?: string; cookie?: number }): Buffer => callerHandshake({ type: HANDSHAKE_TYPE.conclusion, cookie, streamId });
 
 describe('SRT handshake', () => {
   test('reads the type, socket id and cookie of a handshake, and nothing of a data packet', () => {

@@ -15,6 +15,7 @@ export type SrtRelayInput = {
   publishUrl: string;
 };
 
+const PROBE_MICROSECONDS = 500_000;
 // The listener gives up if the gateway's replayed handshake never comes (the caller left).
 const LISTEN_TIMEOUT_MICROSECONDS = 5_000_000;
 
@@ -29,11 +30,14 @@ export const buildSrtRelayArgs = (input: SrtRelayInput): string[] => [
   '-nostdin',
   '-v',
   'error',
-  // Codec parameters come with the first keyframe; nothing is gained by reading further ahead.
-  '-fflags',
-  '+nobuffer',
+  // The stream's parameters come in-band (SPS with the first keyframe, ADTS headers): probing stops
+  // once every stream has them, not after estimating a frame rate from 20 frames, and never reads
+  // more than half a second. The probed packets are then copied out, not dropped (`-fflags
+  // nobuffer` would drop them: measured, a 3 s publish came out empty).
+  '-fpsprobesize',
+  '0',
   '-analyzeduration',
-  '2000000',
+  String(PROBE_MICROSECONDS),
   '-i',
   srtListenerUrl(input),
   '-map',

@@ -31,3 +31,15 @@ export const validateInputs = async (
   }
   return checked;
 };
+
+/**
+ * A URL this server sends media to (a simulcast target's rtmp, rtmps or srt URL, its form checked
+ * by its schema) under the input URLs' address policy. Unlike a download, the restream's own
+ * connection is not checked again, so this create-time check is the only one.
+ */
+export const validateDestinationUrl = async (raw: string, { allowPrivate, field }: { allowPrivate: boolean; field: string }): Promise<void> => {
+  // The WHATWG parser canonicalises the hosts of http(s) URLs but not of rtmp or srt ones
+  // (rtmp://127.1/app keeps "127.1", which no address check recognises), so the host is judged as
+  // an http URL's would be.
+  await validateInputUrl(`http://${new URL(raw).host}/`, { allowPrivate, field });
+};

@@ -16,6 +16,7 @@ import { broadcastDirectory, writeBroadcastManifest } from './live-files';
 import { liveNodeIdOf } from './live-node-id';
 import { registerLivePlayback, unregisterBroadcast, unregisterLivePlayback } from './live-registry';
 import { recoverInterruptedBroadcasts } from './recover-broadcasts';
+import { startSimulcast, type Simulcast } from './simulcast-runtime';
 import { openSrtRelay } from './srt-relay';
 
 // Live on this node: the RTMP server, one session per live stream with a broadcast, and the
@@ -27,6 +28,8 @@ type Session = {
   liveStreamId: string;
   publisher: RtmpPublisher | null;
   connectionDone: Promise<void>;
+  /** The connected publisher's restreams to the stream's simulcast targets. */
+  simulcast: Promise<Simulcast | null>;
   reconnectWindowSeconds: number;
   reconnectTimer: NodeJS.Timeout | null;
   durationTimer: NodeJS.Timeout | null;
@@ -138,12 +141,21 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
     }
   };
 
+  const startRestreams = (liveStreamId: string, publisher: RtmpPublisher): Promise<Simulcast | null> =>
+    startSimulcast({ liveStreamId, readUrl: publisher.readUrl, ffmpegPath: env.ffmpegPath, log: log.child({ liveStreamId }) }).catch((error: unknown) => {
+      log.error({ err: error, liveStreamId }, 'could not start the simulcast targets');
+      return null;
+    });
+
   const watchConnection = (session: Session, publisher: RtmpPublisher) => {
     session.publisher = publisher;
     let live = true;
     session.connectionDone = packageConnection(session, publisher, () => live);
+    const simulcast = startRestreams(session.liveStreamId, publisher);
+    session.simulcast = simulcast;
     void publisher.ended.then(async ({ reason }) => {
       live = false;
+      await (await simulcast)?.stop();
       if (session.publisher !== publisher) return;
       session.publisher = null;
       session.broadcast.disconnect();
@@ -184,6 +196,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       liveStreamId: stream.id,
       publisher: null,
       connectionDone: Promise.resolve(),
+      simulcast: Promise.resolve(null),
       reconnectWindowSeconds: stream.reconnectWindow,
       reconnectTimer: null,
       durationTimer: setTimeout(() => void endSession(session, 'max_continuous_duration reached'), stream.maxContinuousDuration * 1000),
@@ -266,6 +279,7 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
         if (session.durationTimer) clearTimeout(session.durationTimer);
         session.broadcast.disconnect();
       }
+      await Promise.all([...sessions.values()].map(async (session) => (await session.simulcast)?.stop()));
       await srtGateway?.close();
       await server.close();
       await Promise.all([...sessions.values()].map((session) => session.connectionDone.then(() => session.broadcast.flushed())));

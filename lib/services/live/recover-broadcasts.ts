@@ -5,6 +5,7 @@ import { getEnv } from '../../env';
 import { LIVE_INGEST_TYPES } from '../../schemas/asset';
 import { markBroadcastEnded } from './broadcast-state';
 import { broadcastDirectory, readBroadcastManifest } from './live-files';
+import { markSimulcastTargetStatus, simulcastTargetsOf } from './simulcast-state';
 
 // After a crash or a restart, broadcasts this node held are over: their publishers' connections
 // died with the process. Each stream it still holds goes idle, and every recording whose media is
@@ -30,6 +31,8 @@ export const recoverInterruptedBroadcasts = async ({
   });
   for (const stream of streams) {
     await markBroadcastEnded({ liveStreamId: stream.id, assetId: stream.activeAssetId, nodeId: stream.ingestNodeId ?? nodeId });
+    // Its restreams died with the process too.
+    for (const target of await simulcastTargetsOf(stream.id)) await markSimulcastTargetStatus(target.id, 'idle');
     log.info({ liveStreamId: stream.id }, 'broadcast interrupted by a restart ended');
   }
   const recordings = await db.asset.findMany({ where: { ingestType: { in: [...LIVE_INGEST_TYPES] }, status: 'preparing', createdAt: { lt: startedAt } }, select: { id: true, isLive: true, liveStreamId: true } });

@@ -30,7 +30,7 @@ export const openSrtRelay = async ({
   log: Logger;
 }): Promise<SrtRelay> => {
   const listenPort = await freeLoopbackUdpPort();
-  const token = rtmpServer.admitRelay({ streamKey, protocol: 'srt', remoteAddress });
+  const token = rtmpServer.admitRelay({ streamKey, protocol: 'srt', remoteAddress, connectedAt: Date.now() });
   const publishUrl = `rtmp://127.0.0.1:${rtmpServer.port}/${RTMP_APP}/${streamKey}?relay=${token}`;
   const child = spawn(ffmpegPath, buildSrtRelayArgs({ listenPort, passphrase, publishUrl }), { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   childProcesses().track(child);

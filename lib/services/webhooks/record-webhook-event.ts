@@ -38,6 +38,12 @@ export type WebhookEventType =
   | 'video.live_stream.enabled'
   | 'video.live_stream.disabled'
   | 'video.live_stream.deleted'
+  | 'video.live_stream.simulcast_target.created'
+  | 'video.live_stream.simulcast_target.idle'
+  | 'video.live_stream.simulcast_target.starting'
+  | 'video.live_stream.simulcast_target.broadcasting'
+  | 'video.live_stream.simulcast_target.errored'
+  | 'video.live_stream.simulcast_target.deleted'
   | 'video.upload.created'
   | 'video.upload.asset_created'
   | 'video.upload.cancelled'
@@ -45,7 +51,7 @@ export type WebhookEventType =
 
 export type WebhookEventInput = {
   type: WebhookEventType;
-  object: { type: 'asset' | 'upload' | 'static_rendition' | 'track' | 'live_stream'; id: string };
+  object: { type: 'asset' | 'upload' | 'static_rendition' | 'track' | 'live_stream' | 'simulcast_target'; id: string };
   // The resource as the API serialises it; `created_at` is turned into an integer here, as Mux
   // sends it inside webhook data.
   data: Record<string, unknown>;

@@ -10,15 +10,16 @@ export const dynamic = 'force-dynamic';
 const DEFAULT_LIMIT = 25;
 
 // GET /api/dashboard/live-streams – the live stream table with a total for page numbers. Stream
-// keys stay out of the list: only a stream's own page reveals its key.
+// keys stay out of the list (the stream's own and its simulcast targets'): only a stream's own page
+// reveals its key.
 export const GET = withDashboard(
   async ({ query }) => {
     const page = query.page ?? 1;
     const limit = query.limit ?? DEFAULT_LIMIT;
     const { liveStreams, total } = await pageLiveStreams({ page, limit });
     const rows = liveStreams.map((stream) => {
-      const { stream_key: _key, srt_passphrase: _passphrase, ...row } = serializeLiveStream(stream);
-      return row;
+      const { stream_key: _key, srt_passphrase: _passphrase, simulcast_targets: targets, ...row } = serializeLiveStream(stream);
+      return { ...row, ...(targets && { simulcast_targets: targets.map(({ stream_key: _targetKey, ...target }) => target) }) };
     });
     return dataResponse(rows, 200, { total, page, limit });
   },

@@ -7,8 +7,8 @@ import { getLiveStream } from '@/lib/services/live-streams/get-live-stream';
 
 export const dynamic = 'force-dynamic';
 
-// Any other path under a live stream: Mux's live features Keyframe lacks (simulcast targets,
-// embedded and generated live subtitles) are a 400 that says so; anything else a JSON 404.
+// Any other path under a live stream: Mux's live features Keyframe lacks (embedded and
+// generated live subtitles) are a 400 that says so; anything else a JSON 404.
 const refuse = withApi(
   async ({ params }) => {
     const unsupported = unsupportedLiveSubresource(params.path[0]);
