@@ -3,7 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { connect } from 'node:tls';
-import { firstVariantUrl, startLiveKeyframeWithRtmps, waitForPlaylist } from '../support/live';
+import { firstVariantUrl, startLiveKeyframeWithRtmps, waitForLiveStreamStatus, waitForPlaylist } from '../support/live';
 import { dataDirsOf } from '../support/keyframe-server';
 import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
 import { httpGet } from '../support/hls';
@@ -30,15 +30,7 @@ test.afterAll(async () => {
 
 const createStream = () => mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 0 });
 
-const waitForStatus = async (id: string, status: string) => {
-  const deadline = Date.now() + 30_000;
-  let seen = await mux.video.liveStreams.retrieve(id);
-  while (seen.status !== status && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    seen = await mux.video.liveStreams.retrieve(id);
-  }
-  return seen;
-};
+const waitForStatus = (id: string, status: string) => waitForLiveStreamStatus(mux, id, status);
 
 const presentedCertificate = (port: number): Promise<X509Certificate> =>
   new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import type Mux from '@mux/mux-node';
 import { mkdirSync } from 'node:fs';
-import { firstVariantUrl, startLiveKeyframeWithSrt, waitForPlaylist } from '../support/live';
+import { firstVariantUrl, startLiveKeyframeWithSrt, waitForLiveStreamStatus, waitForPlaylist } from '../support/live';
 import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
 import { httpGet } from '../support/hls';
 import { decodeSegment } from '../support/jit';
@@ -26,15 +26,7 @@ test.afterAll(async () => {
 
 const createStream = () => mux.video.liveStreams.create({ playback_policies: ['public'], new_asset_settings: { playback_policies: ['public'] }, reconnect_window: 0 });
 
-const waitForStatus = async (id: string, status: string) => {
-  const deadline = Date.now() + 30_000;
-  let seen = await mux.video.liveStreams.retrieve(id);
-  while (seen.status !== status && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    seen = await mux.video.liveStreams.retrieve(id);
-  }
-  return seen;
-};
+const waitForStatus = (id: string, status: string) => waitForLiveStreamStatus(mux, id, status);
 
 test('a publisher over SRT with the stream key and passphrase goes live: active_ingest_protocol srt, live HLS that decodes, a live_srt recording', async ({}, testInfo) => {
   const stream = await createStream();

@@ -1,3 +1,4 @@
+import type Mux from '@mux/mux-node';
 import type { Page } from '@playwright/test';
 import { HLS_JS_PATH } from './hls-page';
 import { getFreePort, type KeyframeServer } from './keyframe-server';
@@ -28,6 +29,17 @@ export const startLiveKeyframeWithSrt = async (label: string, env: Record<string
   // As an operator types it: ffmpeg passes `streamid` to libsrt without percent-decoding it.
   const srtUrl = (streamId: string, passphrase?: string) => `srt://127.0.0.1:${srtPort}?streamid=${streamId}${passphrase === undefined ? '' : `&passphrase=${passphrase}`}`;
   return { ...live, srtPort, srtUrl };
+};
+
+/** Polls the live stream through the API until it has `status` (30 s at most); returns what it last saw. */
+export const waitForLiveStreamStatus = async (mux: Mux, id: string, status: string): Promise<Mux.Video.LiveStream> => {
+  const deadline = Date.now() + 30_000;
+  let seen = await mux.video.liveStreams.retrieve(id);
+  while (seen.status !== status && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    seen = await mux.video.liveStreams.retrieve(id);
+  }
+  return seen;
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

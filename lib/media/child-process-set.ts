@@ -43,3 +43,14 @@ export function killProcessGroup(child: ChildProcess): void {
     }
   }
 }
+
+/**
+ * SIGTERM (ffmpeg finishes what it is writing: the last fragment, the FLV trailer), then SIGKILL to
+ * the whole group if the child is still there after `graceMs`.
+ */
+export function terminateThenKill(child: ChildProcess, graceMs: number): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => killProcessGroup(child), graceMs);
+  child.once('exit', () => clearTimeout(timer));
+}

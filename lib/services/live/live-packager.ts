@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import { terminateThenKill } from '../../media/child-process-set';
 import { Fmp4StreamSplitter } from '../../media/fmp4';
 import type { LiveRung } from '../../media/live/live-ladder';
 import { LiveSegmenter, type LiveSegmenterEvent } from '../../media/live/live-segmenter';
@@ -119,12 +120,8 @@ export const startLivePackager = ({
       }),
   );
 
-  let killTimer: NodeJS.Timeout | null = null;
   const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', (code) => {
-      if (killTimer) clearTimeout(killTimer);
-      resolve(code);
-    });
+    child.once('exit', (code) => resolve(code));
     child.once('error', (error) => {
       failure = error.message;
       resolve(null);
@@ -141,17 +138,7 @@ export const startLivePackager = ({
 
   return {
     done,
-    stop: () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      // SIGTERM lets ffmpeg flush its last fragments; a packager that does not go is killed.
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // Gone already.
-        }
-      }, STOP_GRACE_MS);
-    },
+    // SIGTERM lets ffmpeg flush its last fragments; a packager that does not go is killed.
+    stop: () => terminateThenKill(child, STOP_GRACE_MS),
   };
 };

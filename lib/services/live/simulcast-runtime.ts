@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Logger } from 'pino';
 import { buildRestreamArgs, restreamUrlOf, type RestreamTarget } from '../../media/live/restream-args';
+import { terminateThenKill } from '../../media/child-process-set';
 import { TailBuffer } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 import { markSimulcastTargetStatus, simulcastTargetsOf, type SimulcastTargetStatus } from './simulcast-state';
@@ -42,29 +43,14 @@ const runRestream = ({ ffmpegPath, readUrl, target, onBroadcasting }: { ffmpegPa
       }
     }
   });
-  let killTimer: NodeJS.Timeout | null = null;
   const exited = new Promise<{ code: number | null; stderr: string; broadcastMs: number }>((resolve) => {
     const done = (code: number | null) => {
-      if (killTimer) clearTimeout(killTimer);
       resolve({ code, stderr: stderr.toString().trim(), broadcastMs: broadcastingSince === null ? 0 : Date.now() - broadcastingSince });
     };
     child.once('exit', done);
     child.once('error', () => done(null));
   });
-  return {
-    exited,
-    stop: () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // Gone already.
-        }
-      }, STOP_GRACE_MS);
-    },
-  };
+  return { exited, stop: () => terminateThenKill(child, STOP_GRACE_MS) };
 };
 
 /** Restreams the publisher read at `readUrl` to every simulcast target of the live stream, until stopped. */

@@ -5,6 +5,7 @@ import type { RtmpServer } from '../../ingest/rtmp/rtmp-server';
 import { RTMP_APP } from '../../ingest/rtmp/stream-path';
 import type { SrtRelay } from '../../ingest/srt/srt-gateway';
 import { buildSrtRelayArgs } from '../../media/live/srt-relay-args';
+import { terminateThenKill } from '../../media/child-process-set';
 import { TailBuffer } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 
@@ -36,10 +37,8 @@ export const openSrtRelay = async ({
   childProcesses().track(child);
   const stderr = new TailBuffer(4 * 1024);
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-  let killTimer: NodeJS.Timeout | null = null;
   const done = new Promise<void>((resolve) => {
     child.once('exit', (code) => {
-      if (killTimer) clearTimeout(killTimer);
       // Its errors name the input and output URLs, which carry the passphrase and the key.
       let tail = stderr.toString().trim().replaceAll(streamKey, '<stream key>');
       if (passphrase) tail = tail.replaceAll(passphrase, '<passphrase>');
@@ -54,17 +53,7 @@ export const openSrtRelay = async ({
   return {
     port: listenPort,
     done,
-    stop: () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // Gone already.
-        }
-      }, STOP_GRACE_MS);
-    },
+    stop: () => terminateThenKill(child, STOP_GRACE_MS),
   };
 };
 
