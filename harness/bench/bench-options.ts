@@ -40,10 +40,11 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  auto-generated captions: CPU seconds and wall-clock time per audio second of the
                  server's pipeline (WAV extraction + PocketSphinx + cues) on festival speech and on
                  friday.mp4 from the shared media, with their word error rates (about a minute)
-  --only live    live streaming on a server with RTMP ingest (about 15 min): glass-to-glass latency
-                 and stalls of hls.js (default configuration) in Chromium for 60 s per latency mode,
-                 publisher connect → playable playlist, CPU per 720p30 and 1080p30 stream side by side
-                 with plain ffmpeg writing the same ladder, and how many concurrent streams hold real time
+  --only live    live streaming on a server with RTMP and SRT ingest (about 22 min): glass-to-glass latency
+                 and stalls of hls.js (default configuration) in Chromium for 60 s per latency mode and
+                 ingest, publisher connect → playable playlist, simulcast to local RTMP receivers, CPU per
+                 720p30 and 1080p30 stream side by side with plain ffmpeg writing the same ladder, and how
+                 many concurrent streams hold real time
   --only collector
                  the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
                  malformed, from 200 client addresses; answers, latency, every view written, server RSS

@@ -76,7 +76,7 @@ export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
   maxStreams720: 6,
   maxStreams1080: 3,
   minRate: 0.97,
-  budgetSeconds: 15 * 60,
+  budgetSeconds: 22 * 60,
 };
 
 export type LivePlayableSample = {

@@ -14,10 +14,11 @@ export type { RtmpMediaInfo, RtmpPublisher } from './rtmp-publisher';
 export type { RtmpAudioInfo, RtmpVideoInfo } from './flv-tags';
 
 /**
- * `connectedAt`: when the relayed encoder connected to the relay, the origin of its media's dates
- * (the relay publishes here only once it has read the stream's parameters, then sends what it read).
+ * `connectedAt`: when the relayed encoder's media reached the relay, the origin of its dates (the
+ * relay publishes here only once it has read the stream's parameters, then sends what it read);
+ * asked when the relay publishes.
  */
-export type Relay = { streamKey: string; protocol: LiveIngestProtocol; remoteAddress: string; connectedAt: number };
+export type Relay = { streamKey: string; protocol: LiveIngestProtocol; remoteAddress: string; connectedAt: () => number };
 
 export type PublishDecision = { accept: true } | { accept: false; reason: string };
 
@@ -132,7 +133,7 @@ export async function startRtmpServer(options: RtmpServerOptions): Promise<RtmpS
     }
     const readUrl = `rtmp://${readHost}:${port}/${RTMP_APP}/${streamKey}`;
     const protocol = relay?.protocol ?? (socketIsTls(connection.socket) ? 'rtmps' : 'rtmp');
-    const publisher = new LivePublisher(connection, streamKey, remoteAddress, readUrl, protocol, relay?.connectedAt);
+    const publisher = new LivePublisher(connection, streamKey, remoteAddress, readUrl, protocol, relay?.connectedAt());
     publishersByKey.set(streamKey, publisher);
     publishersByConnection.set(connection, publisher);
     connection.log.info('publish started');

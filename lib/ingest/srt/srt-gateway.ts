@@ -35,7 +35,11 @@ export type SrtGatewayOptions = {
   port: number;
   host?: string;
   admit(streamKey: string, info: { remoteAddress: string }): Promise<SrtAdmission>;
-  openRelay(request: { streamKey: string; passphrase: string | null; remoteAddress: string }): Promise<SrtRelay>;
+  /**
+   * Starts the caller's listener. `firstDataAt` is when the caller's first media datagram passed
+   * the gateway (null before): when its media reached the ingest, the origin of its dates.
+   */
+  openRelay(request: { streamKey: string; passphrase: string | null; remoteAddress: string; firstDataAt: () => number | null }): Promise<SrtRelay>;
   log: Logger;
 };
 
@@ -55,6 +59,7 @@ type Caller = {
   upstream: Socket | null;
   relay: SrtRelay | null;
   lastHeardAt: number;
+  firstDataAt: number | null;
   log: Logger;
 };
 
@@ -163,7 +168,7 @@ export async function startSrtGateway(options: SrtGatewayOptions): Promise<SrtGa
     });
     if (callers.get(caller.id) !== caller) return;
     if (!admission.accept) return reject(caller, admission.conflict ? REJECT_REASON.conflict : REJECT_REASON.forbidden, admission.reason);
-    const relay = await options.openRelay({ streamKey: target.streamKey, passphrase: admission.passphrase, remoteAddress: caller.address });
+    const relay = await options.openRelay({ streamKey: target.streamKey, passphrase: admission.passphrase, remoteAddress: caller.address, firstDataAt: () => caller.firstDataAt });
     if (callers.get(caller.id) !== caller || caller.state !== 'admitting') return relay.stop();
     caller.relay = relay;
     caller.state = 'connecting';
@@ -197,6 +202,7 @@ export async function startSrtGateway(options: SrtGatewayOptions): Promise<SrtGa
       upstream: null,
       relay: null,
       lastHeardAt: Date.now(),
+      firstDataAt: null,
       log: log.child({ srtCaller: `${normalizeAddress(from.address)}:${from.port}` }),
     };
     callers.set(id, caller);
@@ -221,6 +227,7 @@ export async function startSrtGateway(options: SrtGatewayOptions): Promise<SrtGa
     const caller = callers.get(`${from.address}|${from.port}`);
     if (!caller || caller.state !== 'relaying') return;
     caller.lastHeardAt = Date.now();
+    if (caller.firstDataAt === null && handshake === null) caller.firstDataAt = caller.lastHeardAt;
     caller.upstream?.send(packet);
   });
   socket.on('error', (error) => log.error({ error: error.message }, 'srt listener error'));

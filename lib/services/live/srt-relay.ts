@@ -21,6 +21,7 @@ export const openSrtRelay = async ({
   streamKey,
   passphrase,
   remoteAddress,
+  firstDataAt,
   log,
 }: {
   ffmpegPath: string;
@@ -28,10 +29,12 @@ export const openSrtRelay = async ({
   streamKey: string;
   passphrase: string | null;
   remoteAddress: string;
+  firstDataAt: () => number | null;
   log: Logger;
 }): Promise<SrtRelay> => {
   const listenPort = await freeLoopbackUdpPort();
-  const token = rtmpServer.admitRelay({ streamKey, protocol: 'srt', remoteAddress, connectedAt: Date.now() });
+  // By the time the relay publishes, the caller's first media has passed the gateway.
+  const token = rtmpServer.admitRelay({ streamKey, protocol: 'srt', remoteAddress, connectedAt: () => firstDataAt() ?? Date.now() });
   const publishUrl = `rtmp://127.0.0.1:${rtmpServer.port}/${RTMP_APP}/${streamKey}?relay=${token}`;
   const child = spawn(ffmpegPath, buildSrtRelayArgs({ listenPort, passphrase, publishUrl }), { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   childProcesses().track(child);
