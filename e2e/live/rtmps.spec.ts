@@ -1,13 +1,11 @@
 import type Mux from '@mux/mux-node';
 import { X509Certificate } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { connect } from 'node:tls';
-import { firstVariantUrl, startLiveKeyframeWithRtmps, waitForLiveStreamStatus, waitForPlaylist } from '../support/live';
+import { expectFirstLiveSegmentDecodes, startLiveKeyframeWithRtmps, waitForLiveStreamStatus, waitForPlaylist } from '../support/live';
 import { dataDirsOf } from '../support/keyframe-server';
 import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
-import { httpGet } from '../support/hls';
-import { decodeSegment } from '../support/jit';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
 
 // RTMPS: RTMP inside TLS on a port of its own, with a self-signed certificate made on first start
@@ -54,19 +52,7 @@ test('a publisher over RTMPS goes live like one over RTMP: active with active_in
   const stream = await createStream();
   const publisher = publishTestPattern({ ingestUrl: live.rtmpsUrl(stream.stream_key) });
   try {
-    const multivariantUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-    const multivariant = await waitForPlaylist(multivariantUrl, undefined, 30_000);
-    const variantUrl = firstVariantUrl(multivariantUrl, multivariant);
-    const media = await waitForPlaylist(variantUrl, (text) => /^#EXTINF/m.test(text), 30_000);
-    const map = /#EXT-X-MAP:URI="([^"]+)"/.exec(media)?.[1];
-    const firstSegment = media.split('\n').find((line) => line.length > 0 && !line.startsWith('#'));
-    expect(map && firstSegment, media).toBeTruthy();
-    const [init, segment] = await Promise.all([httpGet(new URL(map!, variantUrl).href), httpGet(new URL(firstSegment!, variantUrl).href)]);
-    expect([init.status, segment.status]).toEqual([200, 200]);
-    mkdirSync(testInfo.outputDir, { recursive: true });
-    const decoded = await decodeSegment(testInfo.outputDir, init.body, segment.body, 'rtmps-live');
-    expect(decoded.stderr.trim(), 'the live segment decodes').toBe('');
-    expect(decoded.frames).toBeGreaterThan(0);
+    await expectFirstLiveSegmentDecodes(live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`), testInfo.outputDir, 'rtmps-live');
 
     expect(await waitForStatus(stream.id, 'active')).toMatchObject({ status: 'active', active_ingest_protocol: 'rtmps' });
   } finally {

@@ -1,9 +1,6 @@
 import type Mux from '@mux/mux-node';
-import { mkdirSync } from 'node:fs';
-import { firstVariantUrl, startLiveKeyframeWithSrt, waitForLiveStreamStatus, waitForPlaylist } from '../support/live';
+import { expectFirstLiveSegmentDecodes, startLiveKeyframeWithSrt, waitForLiveStreamStatus } from '../support/live';
 import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
-import { httpGet } from '../support/hls';
-import { decodeSegment } from '../support/jit';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
 
 // SRT ingest, as Mux has it: one UDP port for every stream, the stream chosen by `streamid` and
@@ -33,19 +30,7 @@ test('a publisher over SRT with the stream key and passphrase goes live: active_
   expect(stream.srt_passphrase, 'every stream has its own passphrase').toMatch(/^[0-9a-f]{32}$/);
   const publisher = publishTestPattern({ ingestUrl: live.srtUrl(stream.stream_key, stream.srt_passphrase) });
   try {
-    const multivariantUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
-    const multivariant = await waitForPlaylist(multivariantUrl, undefined, 30_000);
-    const variantUrl = firstVariantUrl(multivariantUrl, multivariant);
-    const media = await waitForPlaylist(variantUrl, (text) => /^#EXTINF/m.test(text), 30_000);
-    const map = /#EXT-X-MAP:URI="([^"]+)"/.exec(media)?.[1];
-    const firstSegment = media.split('\n').find((line) => line.length > 0 && !line.startsWith('#'));
-    expect(map && firstSegment, media).toBeTruthy();
-    const [init, segment] = await Promise.all([httpGet(new URL(map!, variantUrl).href), httpGet(new URL(firstSegment!, variantUrl).href)]);
-    expect([init.status, segment.status]).toEqual([200, 200]);
-    mkdirSync(testInfo.outputDir, { recursive: true });
-    const decoded = await decodeSegment(testInfo.outputDir, init.body, segment.body, 'srt-live');
-    expect(decoded.stderr.trim(), 'the live segment decodes').toBe('');
-    expect(decoded.frames).toBeGreaterThan(0);
+    await expectFirstLiveSegmentDecodes(live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`), testInfo.outputDir, 'srt-live');
 
     expect(await waitForStatus(stream.id, 'active')).toMatchObject({ status: 'active', active_ingest_protocol: 'srt' });
   } finally {

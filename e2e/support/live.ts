@@ -1,5 +1,8 @@
 import type Mux from '@mux/mux-node';
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import { httpGet } from './hls';
+import { decodeSegment } from './jit';
 import { HLS_JS_PATH } from './hls-page';
 import { getFreePort, type KeyframeServer } from './keyframe-server';
 import { startKeyframe } from './test';
@@ -40,6 +43,25 @@ export const waitForLiveStreamStatus = async (mux: Mux, id: string, status: stri
     seen = await mux.video.liveStreams.retrieve(id);
   }
   return seen;
+};
+
+/**
+ * Waits for the live multivariant playlist and its first variant's first segment, then decodes
+ * that segment behind its init segment with ffmpeg: no error, at least one frame.
+ */
+export const expectFirstLiveSegmentDecodes = async (multivariantUrl: string, outputDir: string, label: string): Promise<void> => {
+  const multivariant = await waitForPlaylist(multivariantUrl, undefined, 30_000);
+  const variantUrl = firstVariantUrl(multivariantUrl, multivariant);
+  const media = await waitForPlaylist(variantUrl, (text) => /^#EXTINF/m.test(text), 30_000);
+  const map = /#EXT-X-MAP:URI="([^"]+)"/.exec(media)?.[1];
+  const firstSegment = media.split('\n').find((line) => line.length > 0 && !line.startsWith('#'));
+  expect(map && firstSegment, media).toBeTruthy();
+  const [init, segment] = await Promise.all([httpGet(new URL(map!, variantUrl).href), httpGet(new URL(firstSegment!, variantUrl).href)]);
+  expect([init.status, segment.status]).toEqual([200, 200]);
+  mkdirSync(outputDir, { recursive: true });
+  const decoded = await decodeSegment(outputDir, init.body, segment.body, label);
+  expect(decoded.stderr.trim(), 'the live segment decodes').toBe('');
+  expect(decoded.frames).toBeGreaterThan(0);
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,3 +1,5 @@
+import { streamCopyOutputArgs } from './stream-copy-output';
+
 // ffmpeg arguments for one simulcast target: the broadcast as published, read back from the node's
 // own RTMP server, copied (no re-encode) to the target over RTMP(S) as FLV or over SRT as MPEG-TS.
 // ffmpeg reports its progress on stdout, from which the target is seen to be broadcasting.
@@ -16,32 +18,19 @@ export const RESTREAM_PROGRESS_SECONDS = 0.5;
 // holding the broadcast's reader open.
 const TARGET_WRITE_TIMEOUT_MICROSECONDS = 10_000_000;
 
-export const buildRestreamArgs = ({ readUrl, target }: { readUrl: string; target: RestreamTarget }): string[] => {
-  const url = restreamUrlOf(target);
-  const isSrt = url.startsWith('srt:');
-  return [
-    '-hide_banner',
-    '-nostdin',
-    '-v',
-    'error',
-    '-nostats',
-    '-progress',
-    'pipe:1',
-    '-stats_period',
-    String(RESTREAM_PROGRESS_SECONDS),
-    '-i',
-    readUrl,
-    '-map',
-    '0:v:0?',
-    '-map',
-    '0:a:0?',
-    '-c',
-    'copy',
-    '-rw_timeout',
-    String(TARGET_WRITE_TIMEOUT_MICROSECONDS),
-    '-f',
-    isSrt ? 'mpegts' : 'flv',
-    ...(isSrt ? [] : ['-flvflags', 'no_duration_filesize']),
-    url,
-  ];
-};
+export const buildRestreamArgs = ({ readUrl, target }: { readUrl: string; target: RestreamTarget }): string[] => [
+  '-hide_banner',
+  '-nostdin',
+  '-v',
+  'error',
+  '-nostats',
+  '-progress',
+  'pipe:1',
+  '-stats_period',
+  String(RESTREAM_PROGRESS_SECONDS),
+  '-i',
+  readUrl,
+  '-rw_timeout',
+  String(TARGET_WRITE_TIMEOUT_MICROSECONDS),
+  ...streamCopyOutputArgs(restreamUrlOf(target)),
+];

@@ -1,3 +1,5 @@
+import { streamCopyOutputArgs } from './stream-copy-output';
+
 // ffmpeg arguments for one SRT caller's listener (see lib/ingest/srt/srt-gateway.ts): libsrt in
 // listener mode on a loopback port, taking the caller's MPEG-TS and publishing it unchanged as FLV
 // to the node's own RTMP server, so an SRT broadcast is the same RTMP session as any other (key
@@ -40,15 +42,5 @@ export const buildSrtRelayArgs = (input: SrtRelayInput): string[] => [
   String(PROBE_MICROSECONDS),
   '-i',
   srtListenerUrl(input),
-  '-map',
-  '0:v:0?',
-  '-map',
-  '0:a:0?',
-  '-c',
-  'copy',
-  '-f',
-  'flv',
-  '-flvflags',
-  'no_duration_filesize',
-  input.publishUrl,
+  ...streamCopyOutputArgs(input.publishUrl),
 ];
