@@ -10,7 +10,8 @@ import { CopyButton } from '../ui/copy-button';
 import { SECRET_MASK } from '../ui/format';
 import { useToast } from '../ui/toast';
 
-function ServerUrl({ title, url, testId, copyLabel, children }: { title: string; url: string; testId: string; copyLabel: string; children?: ReactNode }) {
+// A URL to copy under its title; `secret` when it holds the stream key (or the SRT passphrase).
+function CopyableUrl({ title, url, testId, copyLabel, secret = false, children }: { title: string; url: string; testId: string; copyLabel: string; secret?: boolean; children?: ReactNode }) {
   return (
     <div>
       <p className="font-medium text-zinc-600">{title}</p>
@@ -18,7 +19,7 @@ function ServerUrl({ title, url, testId, copyLabel, children }: { title: string;
         <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid={testId}>
           {url}
         </code>
-        <CopyButton value={url} label={copyLabel} />
+        <CopyButton value={url} label={copyLabel} secret={secret} />
       </div>
       {children}
     </div>
@@ -47,17 +48,17 @@ export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; inges
         </p>
       )}
       <div className="space-y-3 rounded-md border border-zinc-200 bg-white p-3 text-sm">
-        <ServerUrl title="RTMP server URL" url={ingest.rtmp_url} testId="rtmp-url" copyLabel="Copy server URL" />
+        <CopyableUrl title="RTMP server URL" url={ingest.rtmp_url} testId="rtmp-url" copyLabel="Copy server URL" />
         {ingest.rtmps_url && (
-          <ServerUrl title="RTMPS server URL (TLS)" url={ingest.rtmps_url} testId="rtmps-url" copyLabel="Copy RTMPS server URL">
+          <CopyableUrl title="RTMPS server URL (TLS)" url={ingest.rtmps_url} testId="rtmps-url" copyLabel="Copy RTMPS server URL">
             {ingest.rtmps_self_signed && (
               <p className="mt-1 text-xs text-zinc-500">
                 Self-signed certificate: encoders that check certificates (OBS does) need it trusted, or the server started with RTMPS_CERT_FILE and RTMPS_KEY_FILE.
               </p>
             )}
-          </ServerUrl>
+          </CopyableUrl>
         )}
-        {ingest.srt_url && <ServerUrl title="SRT server URL (with streamid and passphrase below)" url={ingest.srt_url} testId="srt-url" copyLabel="Copy SRT server URL" />}
+        {ingest.srt_url && <CopyableUrl title="SRT server URL (with streamid and passphrase below)" url={ingest.srt_url} testId="srt-url" copyLabel="Copy SRT server URL" />}
         <div>
           <p className="font-medium text-zinc-600">Stream key</p>
           <code className="mt-1 block font-mono text-xs break-all" data-testid="stream-key">
@@ -75,36 +76,22 @@ export function PublishPanel({ stream, ingest }: { stream: LiveStreamJson; inges
           <p className="mt-1 text-xs text-zinc-500">Anyone with the key can broadcast on this stream.</p>
         </div>
         {revealed && (
-          <div>
-            <p className="font-medium text-zinc-600">Publish URL (server URL + key)</p>
-            <div className="mt-1 flex items-center gap-2">
-              <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid="publish-url">
-                {publishUrl}
-              </code>
-              <CopyButton value={publishUrl} label="Copy publish URL" secret />
-            </div>
+          <CopyableUrl title="Publish URL (server URL + key)" url={publishUrl} testId="publish-url" copyLabel="Copy publish URL" secret>
             <p className="mt-2 text-xs text-zinc-500">
               OBS: Settings → Stream → Service “Custom…”, the server URL as Server and the key as Stream Key. ffmpeg (H.264 and AAC):
             </p>
             <pre className="mt-1 rounded bg-zinc-100 p-2 text-xs whitespace-pre-wrap break-all">
               ffmpeg -re -i input.mp4 -c:v libx264 -preset veryfast -g 60 -c:a aac -f flv {publishUrl}
             </pre>
-          </div>
+          </CopyableUrl>
         )}
         {revealed && srtPublishUrl && (
-          <div>
-            <p className="font-medium text-zinc-600">SRT publish URL (stream key and encryption passphrase)</p>
-            <div className="mt-1 flex items-center gap-2">
-              <code className="min-w-0 flex-1 font-mono text-xs break-all" data-testid="srt-publish-url">
-                {srtPublishUrl}
-              </code>
-              <CopyButton value={srtPublishUrl} label="Copy SRT publish URL" secret />
-            </div>
+          <CopyableUrl title="SRT publish URL (stream key and encryption passphrase)" url={srtPublishUrl} testId="srt-publish-url" copyLabel="Copy SRT publish URL" secret>
             <p className="mt-2 text-xs text-zinc-500">OBS (SRT output) or ffmpeg, MPEG-TS with H.264 and AAC:</p>
             <pre className="mt-1 rounded bg-zinc-100 p-2 text-xs whitespace-pre-wrap break-all">
               ffmpeg -re -i input.mp4 -c:v libx264 -preset veryfast -g 60 -c:a aac -f mpegts &quot;{srtPublishUrl}&quot;
             </pre>
-          </div>
+          </CopyableUrl>
         )}
       </div>
       <ConfirmDialog
