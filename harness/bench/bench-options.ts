@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ALL_INPUTS, CLEAN_30, CLEAN_300, LOAD_INPUT, PLAYBACK_INPUTS, SHORT_SECONDS } from './bench-config';
 import type { DeliveryOptions } from './delivery';
 import { DEFAULT_CAPACITY_OPTIONS, type CapacityOptions } from './capacity';
+import { DEFAULT_LIVE_OPTIONS, LIVE_CASES, type LiveCase, type LiveOptions } from './live';
 import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './load';
 import { FAULT_KINDS, parseFaultKinds } from '../chaos/faults';
 import { DEFAULT_CHAOS_OPTIONS, type ChaosOptions } from '../chaos/run-chaos';
@@ -42,9 +43,14 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  friday.mp4 from the shared media, with their word error rates (about a minute)
   --only live    live streaming on a server with RTMP and SRT ingest (about 22 min): glass-to-glass latency
                  and stalls of hls.js (default configuration) in Chromium for 60 s per latency mode and
-                 ingest, publisher connect → playable playlist, simulcast to local RTMP receivers, CPU per
-                 720p30 and 1080p30 stream side by side with plain ffmpeg writing the same ladder, and how
-                 many concurrent streams hold real time
+                 ingest, publisher connect → playable playlist, simulcast to local RTMP receivers, stalls
+                 across a 10 s publisher gap with and without a reconnect slate, CPU per 720p30 and 1080p30
+                 stream side by side with plain ffmpeg writing the same ladder, and how many concurrent
+                 streams hold real time
+  --live-cases LIST
+                 which parts of the live section run (comma-separated; default all:
+                 ${LIVE_CASES.join(', ')}), e.g. --only live --live-cases slate
+                 (about 3 min: three streams, each with a 10 s publisher gap)
   --only collector
                  the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
                  malformed, from 200 client addresses; answers, latency, every view written, server RSS
@@ -150,6 +156,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
       'chaos-seconds': { type: 'string' },
       'chaos-seed': { type: 'string' },
       'chaos-kinds': { type: 'string' },
+      'live-cases': { type: 'string' },
       out: { type: 'string' },
       'server-log-level': { type: 'string' },
       scaled: { type: 'boolean', default: false },
@@ -202,6 +209,10 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
     seed: positiveInt(values['chaos-seed'], DEFAULT_CHAOS_OPTIONS.seed, 'chaos-seed'),
     kinds: values['chaos-kinds'] === undefined ? DEFAULT_CHAOS_OPTIONS.kinds : parseFaultKinds(values['chaos-kinds']),
   };
+  const liveCases = values['live-cases'] === undefined ? DEFAULT_LIVE_OPTIONS.cases : values['live-cases'].split(',').map((name) => name.trim());
+  const unknownLiveCase = liveCases.find((name) => !(LIVE_CASES as readonly string[]).includes(name));
+  if (unknownLiveCase !== undefined || liveCases.length === 0) throw new Error(`--live-cases takes ${LIVE_CASES.join(', ')} (got "${values['live-cases']}")`);
+  const liveOptions: LiveOptions = { ...DEFAULT_LIVE_OPTIONS, cases: liveCases as LiveCase[] };
   const scaledRequested = values.scaled ?? false;
   const topologies = (values['scaled-topologies'] ?? 'all,http+worker').split(',').map((name) => name.trim());
   const unknownTopology = topologies.find((name) => !(TOPOLOGIES as readonly string[]).includes(name));
@@ -249,6 +260,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
     loadOptions,
     capacityOptions,
     chaosOptions,
+    liveOptions,
     scaledRequested,
     topologies,
     waitIdleMinutes,

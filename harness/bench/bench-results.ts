@@ -123,6 +123,8 @@ export type BenchResults = {
       cpuPerStream: Record<string, { keyframe: number | null; packager: number | null; server: number | null; peer: number | null; keyframeVsPeer: number | null }>;
       /** Per input: the most concurrent streams that held real time. */
       concurrentStreamsHeld: Record<string, number | null>;
+      /** Per reconnect-slate stream (with the control without a slate): stalls across the publisher gap and their total length. */
+      slateStalls: Record<string, { stalls: number | null; stalledSeconds: number | null }>;
     } | null;
     collector: {
       validRefused: number;

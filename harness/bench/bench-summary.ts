@@ -99,6 +99,12 @@ export const summariseResults = (outcomes: BenchOutcomes): BenchResults['summary
               ]),
             ),
             concurrentStreamsHeld: Object.fromEntries(live.value.concurrency.map((entry) => [entry.input, entry.status === 'ok' ? entry.value.heldUpTo : null])),
+            slateStalls: Object.fromEntries(
+              (live.value.slate.status === 'ok' ? live.value.slate.value.cases : []).map((entry) => [
+                entry.label,
+                { stalls: entry.measured?.playback.stalls ?? null, stalledSeconds: entry.measured?.stalledSeconds ?? null },
+              ]),
+            ),
           }
         : null,
     collector:

@@ -6,7 +6,7 @@ import { keyResults, type BenchOutcomes } from './bench-summary';
 import { DELIVERY_KINDS } from './delivery';
 import { inputLabel } from './inputs';
 import { DEFAULT_LIVE_OPTIONS, LIVE_LATENCY_TARGET_SECONDS, LIVE_MODES, livePlayableTargetMs } from './live';
-import { simulcastTargets, srtIngestTargets } from './live-report';
+import { simulcastTargets, slateTargets, srtIngestTargets } from './live-report';
 import type { Target } from './bench-results';
 import { formatMs, formatRatio, ratio, round } from '../stats';
 
@@ -292,7 +292,8 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
 
   if (doLive) {
     const value = live.status === 'ok' ? live.value : null;
-    for (const mode of LIVE_MODES) {
+    const liveCases = options.liveOptions.cases;
+    for (const mode of liveCases.includes('latency') ? LIVE_MODES : []) {
       const entry = value?.modes.find((candidate) => candidate.mode === mode && candidate.ingest === 'rtmp');
       const srt = value?.modes.find((candidate) => candidate.mode === mode && candidate.ingest === 'srt');
       const playback = entry?.playback ?? null;
@@ -326,7 +327,8 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
         ...srtIngestTargets(mode, entry, srt),
       );
     }
-    targets.push(...simulcastTargets(live.status === 'ok' ? live.value.simulcast : undefined));
+    if (liveCases.includes('simulcast')) targets.push(...simulcastTargets(value?.simulcast));
+    if (liveCases.includes('slate')) targets.push(...slateTargets(value?.slate));
     for (const entry of value?.concurrency ?? []) {
       targets.push(
         target({

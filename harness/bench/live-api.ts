@@ -5,7 +5,8 @@ import { sleep } from '../stats';
 
 // The live streams the benchmark publishes to: created through the API like an integrator would,
 // without new_asset_settings (no recording, so no on-demand ingest competes for the CPU after a
-// broadcast) and with reconnect_window 0 (a broadcast ends the moment its publisher stops).
+// broadcast) and with reconnect_window 0 (a broadcast ends the moment its publisher stops) unless
+// a case measures the reconnect window (live-slate.ts).
 
 export type LatencyMode = 'standard' | 'reduced' | 'low';
 
@@ -21,13 +22,26 @@ export type BenchLiveStream = {
 
 type CreateResponse = { data?: { id?: string; stream_key?: string; srt_passphrase?: string; playback_ids?: Array<{ id?: string }> } };
 
-export const createLiveStream = async (baseUrl: string, token: AccessToken, latencyMode: LatencyMode): Promise<BenchLiveStream> => {
+/** What happens when the publisher goes away: the window it may come back within, and whether a standard stream shows a slate meanwhile. */
+export type ReconnectSettings = { reconnectWindow: number; useSlateForStandardLatency: boolean };
+
+export const createLiveStream = async (
+  baseUrl: string,
+  token: AccessToken,
+  latencyMode: LatencyMode,
+  reconnect: ReconnectSettings = { reconnectWindow: 0, useSlateForStandardLatency: false },
+): Promise<BenchLiveStream> => {
   const url = `${baseUrl}/video/v1/live-streams`;
   const response = await request({
     url,
     method: 'POST',
     headers: { authorization: basicAuth(token.id, token.secret), 'content-type': 'application/json' },
-    body: JSON.stringify({ playback_policies: ['public'], latency_mode: latencyMode, reconnect_window: 0 }),
+    body: JSON.stringify({
+      playback_policies: ['public'],
+      latency_mode: latencyMode,
+      reconnect_window: reconnect.reconnectWindow,
+      use_slate_for_standard_latency: reconnect.useSlateForStandardLatency,
+    }),
   });
   const text = response.body.toString('utf8');
   if (response.status !== 201) throw new HttpStatusError(response.status, url, text.slice(0, 300));
@@ -56,6 +70,13 @@ export const waitForNoPackagers = async (serverPid: number | undefined, timeoutM
     await sleep(200);
   }
   return false;
+};
+
+/** Ends the broadcast now, as an integrator's "complete" does: no reconnect window (nor slate) left running. */
+export const completeLiveStream = async (baseUrl: string, token: AccessToken, stream: BenchLiveStream): Promise<void> => {
+  const url = `${baseUrl}/video/v1/live-streams/${stream.id}/complete`;
+  const response = await request({ url, method: 'PUT', headers: { authorization: basicAuth(token.id, token.secret) } });
+  if (response.status !== 200) throw new HttpStatusError(response.status, url, response.body.toString('utf8').slice(0, 300));
 };
 
 /** A simulcast target of `stream`, created through the API as an integrator would; returns its id. */

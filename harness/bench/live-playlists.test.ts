@@ -37,8 +37,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('live playlists as the benchmark reads them', () => {
   test('media playlists give each segment its sequence number, duration and date', () => {
     expect(parseMediaPlaylist(MEDIA)).toEqual([
-      { msn: 7, durationSeconds: 2, programDateTimeMs: Date.parse('2026-11-27T12:00:14.000Z') },
-      { msn: 8, durationSeconds: 1.967, programDateTimeMs: Date.parse('2026-11-27T12:00:16.000Z') },
+      { msn: 7, durationSeconds: 2, programDateTimeMs: Date.parse('2026-11-27T12:00:14.000Z'), discontinuity: 0 },
+      { msn: 8, durationSeconds: 1.967, programDateTimeMs: Date.parse('2026-11-27T12:00:16.000Z'), discontinuity: 0 },
+    ]);
+  });
+
+  test('each segment counts the discontinuities before it, those slid out of the playlist included', () => {
+    const slate = MEDIA.replace('#EXT-X-MEDIA-SEQUENCE:7', '#EXT-X-MEDIA-SEQUENCE:7\n#EXT-X-DISCONTINUITY-SEQUENCE:1').replace(
+      '#EXT-X-PROGRAM-DATE-TIME:2026-11-27T12:00:16.000Z',
+      '#EXT-X-DISCONTINUITY\n#EXT-X-MAP:URI="source/init-2.mp4"\n#EXT-X-PROGRAM-DATE-TIME:2026-11-27T12:00:16.000Z',
+    );
+    expect(parseMediaPlaylist(slate).map((segment) => [segment.msn, segment.discontinuity])).toEqual([
+      [7, 1],
+      [8, 2],
     ]);
   });
 

@@ -4,20 +4,29 @@ import { round, sleep } from '../stats';
 // and how fast each media playlist grows against the wall clock (a packager that cannot keep up
 // lists less than a second of media per second).
 
-export type PlaylistSegment = { msn: number; durationSeconds: number; programDateTimeMs: number | null };
+export type PlaylistSegment = {
+  msn: number;
+  durationSeconds: number;
+  programDateTimeMs: number | null;
+  /** How many discontinuities came before it since the broadcast began (EXT-X-DISCONTINUITY-SEQUENCE counts those slid out). */
+  discontinuity: number;
+};
 
 export const parseMediaPlaylist = (text: string): PlaylistSegment[] => {
   const sequence = /^#EXT-X-MEDIA-SEQUENCE:(\d+)/m.exec(text);
   let msn = sequence ? Number(sequence[1]) : 0;
+  const discontinuitySequence = /^#EXT-X-DISCONTINUITY-SEQUENCE:(\d+)/m.exec(text);
+  let discontinuity = discontinuitySequence ? Number(discontinuitySequence[1]) : 0;
   const segments: PlaylistSegment[] = [];
   let duration: number | null = null;
   let programDateTimeMs: number | null = null;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line.startsWith('#EXTINF:')) duration = Number.parseFloat(line.slice('#EXTINF:'.length));
+    else if (line === '#EXT-X-DISCONTINUITY') discontinuity += 1;
     else if (line.startsWith('#EXT-X-PROGRAM-DATE-TIME:')) programDateTimeMs = Date.parse(line.slice('#EXT-X-PROGRAM-DATE-TIME:'.length));
     else if (line && !line.startsWith('#') && duration !== null) {
-      segments.push({ msn, durationSeconds: duration, programDateTimeMs });
+      segments.push({ msn, durationSeconds: duration, programDateTimeMs, discontinuity });
       msn += 1;
       duration = null;
       programDateTimeMs = null;
@@ -96,7 +105,7 @@ export const waitForPlayable = async ({
   throw new Error(`not playable within ${timeoutMs} ms of the publisher's start (last: ${last})`);
 };
 
-type SeenSegment = { msn: number; durationSeconds: number; programDateTimeMs: number | null; seenAtMs: number; mediaEndSeconds: number };
+export type SeenSegment = PlaylistSegment & { seenAtMs: number; mediaEndSeconds: number };
 
 export type PlaylistGrowth = {
   /** Sum of EXTINF of the segments first listed within the window, ÷ the window's wall seconds (the brief's measure). */

@@ -84,6 +84,8 @@ export type LivePublisher = {
   stderr(): string;
   /** SIGINT (ffmpeg closes the FLV stream cleanly), then SIGKILL if it lingers. */
   stop(): Promise<void>;
+  /** SIGKILL, as an encoder that crashes: the connection drops without the stream being closed. */
+  crash(): Promise<void>;
 };
 
 /**
@@ -124,5 +126,9 @@ export const startLivePublisher = ({ inputPath, ingestUrl }: { inputPath: string
     exited,
     stderr: () => stderr,
     stop: () => interruptChild(child, exited, 5_000),
+    crash: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
   };
 };

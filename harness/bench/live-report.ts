@@ -1,5 +1,6 @@
-import { livePlayableTargetMs, type LiveModeResult, type LiveResult } from './live';
+import { LIVE_CASES, livePlayableTargetMs, type LiveCase, type LiveModeResult, type LiveResult } from './live';
 import type { LiveSimulcastResult } from './live-simulcast';
+import { SLATE_CASES, showsSlate, type LiveSlateCase, type LiveSlateResult } from './live-slate';
 import type { LatencyMode } from './live-api';
 import type { Target } from './bench-results';
 import { formatMs, formatRatio, median, round } from '../stats';
@@ -13,24 +14,28 @@ const seconds = (value: number | null | undefined, digits = 2) => (value === nul
 const perSecond = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${round(value, 3)}`);
 const check = (pass: boolean | null) => (pass === null ? '' : pass ? ' ✅' : ' ❌');
 
-export const renderLive = (value: LiveResult): string[] => {
-  const { options } = value;
-  const parts: string[] = [];
+const renderHeader = (value: LiveResult): string => {
   const inputs = value.inputs
     .map((input) => {
       const video = input.properties?.video;
       return `${input.label}: ${video?.width}x${video?.height} H.264 ${video?.profile ?? ''} ${video?.bitrateKbps ? `${round(video.bitrateKbps / 1000, 2)} Mb/s` : ''}, keyframe every ${video?.keyframeIntervalSeconds ?? '?'} s, ${video?.bFrames ?? '?'} B-frames in the first ${video?.framesInspected ?? '?'} frames, AAC 128 kb/s`;
     })
     .join('; ');
-  parts.push(
+  return (
     `One fresh server (RTMP ingest on a free port, ${value.server.playbackWorkers} playback workers, LIVE_MAX_STREAMS raised to ${value.server.env.LIVE_MAX_STREAMS} for the concurrency steps, ` +
       `x264 preset ${value.server.env.LIVE_X264_PRESET}). Publishers: \`ffmpeg -re -stream_loop -1 -i <file> -c copy -f flv rtmp://127.0.0.1:<port>/app/<key>\` — a pre-encoded ` +
       `testsrc2 + 440 Hz file looped in real time without encoding (${inputs}). testsrc2 is flat colours and sharp edges: the bit rates are realistic, the pictures ` +
       'much easier to encode than camera footage, so the encoded rungs cost less here than they would with a camera. ' +
-      `Live streams are created through the API without new_asset_settings (no recording, so no on-demand ingest after each broadcast) and with reconnect_window 0. ` +
-      `The idle server (app + playback workers, after the latency runs, no broadcast and no request) used ${perSecond(value.server.idleCpuPerSecond)} CPU-s/s: the floor under every server figure below.`,
+      `Live streams are created through the API without new_asset_settings (no recording, so no on-demand ingest after each broadcast) and with reconnect_window 0 (except in the slate case).` +
+    (value.server.idleCpuPerSecond === null
+      ? ''
+      : ` The idle server (app + playback workers, after the latency runs, no broadcast and no request) used ${perSecond(value.server.idleCpuPerSecond)} CPU-s/s: the floor under every server figure below.`)
   );
+};
 
+const renderLatency = (value: LiveResult): string[] => {
+  const { options } = value;
+  const parts: string[] = [];
   parts.push('### Latency, stalls and time to a playable playlist (720p30)');
   parts.push(
     table(
@@ -94,7 +99,11 @@ export const renderLive = (value: LiveResult): string[] => {
   if (hlsErrors.length > 0) {
     parts.push(`hls.js errors (non-fatal unless marked): ${hlsErrors.map((mode) => `${mode.mode} over ${mode.ingest}: ${mode.playback?.errors.join(', ')}`).join('; ')}.`);
   }
+  return parts;
+};
 
+const renderSimulcast = (value: LiveResult): string[] => {
+  const parts: string[] = [];
   parts.push('### Simulcast to local RTMP receivers (720p30)');
   const simulcast = value.simulcast;
   parts.push(
@@ -104,7 +113,68 @@ export const renderLive = (value: LiveResult): string[] => {
           `${simulcast.value.restreamCpuPerSecond.join(', ')} CPU-s/s over ${simulcast.value.windowSeconds} s (limit ${SIMULCAST_CPU_PER_TARGET_LIMIT}).`
       : `Not measured: ${simulcast.status === 'error' ? simulcast.error : simulcast.reason}.`,
   );
+  return parts;
+};
 
+const slateRow = (entry: LiveSlateCase): Array<string | number | null> => {
+  const measured = entry.measured;
+  if (!measured) return [entry.label, entry.slate ? 'yes' : 'no', `failed: ${entry.error}`];
+  const { playback, slateCpu } = measured;
+  return [
+    entry.label,
+    entry.slate ? 'yes' : 'no',
+    `${entry.segmentSeconds} s`,
+    `**${playback.stalls}**${entry.slate ? check(playback.stalls === 0) : ''}`,
+    seconds(measured.stalledSeconds),
+    measured.stallTimeline.map((stall) => `${seconds(stall.seconds)} at ${stall.fromKillSeconds >= 0 ? '+' : ''}${stall.fromKillSeconds} s (${seconds(stall.skippedSeconds, 3)} skipped)`).join(', ') || '–',
+    playback.fatal ? JSON.stringify(playback.fatal) : 'none',
+    formatMs(measured.killToSlateListedMs),
+    seconds(measured.slateListedSeconds, 1),
+    formatMs(measured.republishToResumedListedMs),
+    `${seconds(measured.latencyBeforeKillSeconds)} / ${seconds(measured.latencyAfterReturnSeconds)}`,
+    slateCpu ? `${perSecond(slateCpu.cpuPerSecond)} (${slateCpu.cpuSeconds} CPU-s; running ${formatMs(slateCpu.killToProcessMs)} after the kill)` : 'none running',
+    `${formatMs(measured.gapMs)}, ${seconds(measured.playedAfterRepublishSeconds, 1)} played after`,
+  ];
+};
+
+const slateMethod = (value: LiveResult, slate: LiveSlateResult): string =>
+  `${slate.cases.length} streams one after the other, 720p30, reconnect_window ${slate.reconnectWindowSeconds} s, no reconnect_slate_url (the default card): standard latency ` +
+  'without a slate (the control: the playlist stops growing while the publisher is away), the same with use_slate_for_standard_latency (the slate is the only difference, ' +
+  'so these two are the side by side), and reduced latency (1 s segments; a reconnect window turns its slate on). For each, hls.js ' +
+  `${value.hlsJsVersion} (default configuration) in Chromium joins ${slate.joinAfterSeconds} s after the publisher's spawn and plays; ${slate.playBeforeKillSeconds} s after its first frame ` +
+  `the publisher is killed (SIGKILL, as an encoder that crashes: the connection drops without the stream being closed), a new one publishes ${slate.gapSeconds} s later, and the ` +
+  `player goes on for ${slate.playAfterReturnSeconds} s more. A stall is a \`waiting\` event after the first \`playing\` and lasts until the next \`playing\` (or the end); its start ` +
+  'is given from the kill, and "skipped" is how far currentTime jumped meanwhile (a hole in the buffer hls.js seeked over, or a jump towards the live edge). The source ' +
+  'media playlist is polled every 100 ms: "kill → slate listed" is the first segment after a new EXT-X-DISCONTINUITY while the publisher is away, "republish → resumed ' +
+  'listed" the first after the discontinuity that follows the gap (for the control, the first after the gap). Latency is glass-to-glass (Date.now() − hls.playingDate), ' +
+  'the median before the kill and over the last 5 s. The slate\'s ffmpeg (the server\'s child with anullsrc and the realtime filter in its arguments) is read from /proc ' +
+  'every 200 ms between the kill and the republish: CPU-s per second between its first and last sighting; its CPU-s in all include its start-up.';
+
+const renderSlate = (value: LiveResult): string[] => {
+  const parts = ['### Reconnect slates: a publisher gap inside the reconnect window (720p30)'];
+  const outcome = value.slate;
+  if (outcome.status !== 'ok') return [...parts, `Not measured: ${outcome.status === 'error' ? outcome.error : outcome.reason}.`];
+  const slate = outcome.value;
+  parts.push(
+    table(
+      [
+        'Stream', 'Slate', 'Segment', 'Stalls after the first frame', 'Stalled', 'Stalls (start from the kill, media skipped)', 'Fatal error', 'Kill → slate listed', 'Slate listed',
+        'Republish → resumed listed', 'Latency before the kill / after the return', 'Slate ffmpeg CPU-s/s', 'Gap (kill → republish)',
+      ],
+      slate.cases.map(slateRow),
+    ),
+  );
+  parts.push(slateMethod(value, slate));
+  const withErrors = slate.cases.filter((entry) => (entry.measured?.playback.errors.length ?? 0) > 0);
+  if (withErrors.length > 0) {
+    parts.push(`hls.js errors (non-fatal unless marked): ${withErrors.map((entry) => `${entry.label}: ${entry.measured?.playback.errors.join(', ')}`).join('; ')}.`);
+  }
+  return parts;
+};
+
+const renderCpu = (value: LiveResult): string[] => {
+  const { options } = value;
+  const parts: string[] = [];
   parts.push('### CPU per stream, side by side with plain ffmpeg');
   const cpuRows = value.cpu.map((entry) => {
     if (entry.status !== 'ok') return [entry.input, entry.status === 'error' ? `failed: ${entry.error}` : `skipped: ${entry.reason}`];
@@ -139,7 +209,12 @@ export const renderLive = (value: LiveResult): string[] => {
       `as fMP4 HLS with 2 s segments; run right after Keyframe on the same kind of publisher. "Listed" = media seconds listed per wall second (≥ ${options.minRate}: kept up).` +
       (firstCpu?.status === 'ok' ? ` Peer command: \`${firstCpu.value.peerArgs}\`.` : ''),
   );
+  return parts;
+};
 
+const renderConcurrency = (value: LiveResult): string[] => {
+  const { options } = value;
+  const parts: string[] = [];
   parts.push('### Concurrent streams in real time');
   for (const entry of value.concurrency) {
     if (entry.status !== 'ok') {
@@ -175,6 +250,18 @@ export const renderLive = (value: LiveResult): string[] => {
       'own speed is not exposed by the server (Broadcast.lastSpeed is kept in memory only), so playlist growth is the measure. Machine busy is of both cores (100 % = 2 cores).',
   );
   return parts;
+};
+
+export const renderLive = (value: LiveResult): string[] => {
+  const sections: Record<LiveCase, (result: LiveResult) => string[]> = {
+    latency: renderLatency,
+    simulcast: renderSimulcast,
+    slate: renderSlate,
+    cpu: renderCpu,
+    concurrency: renderConcurrency,
+  };
+  // The cases that ran, in the order they run.
+  return [renderHeader(value), ...LIVE_CASES.filter((liveCase) => value.options.cases.includes(liveCase)).flatMap((liveCase) => sections[liveCase](value))];
 };
 
 // SRT beside RTMP in the same run (issue 30): its glass-to-glass against the publisher's clock (the
@@ -235,4 +322,26 @@ export const simulcastTargets = (outcome: LiveResult['simulcast'] | undefined): 
       note: value ? `each: ${value.restreamCpuPerSecond.join(', ')} over ${value.windowSeconds} s` : failure,
     }),
   ];
+};
+
+/** Issue target: a slate bridges a 10 s publisher gap without a single stall in hls.js. */
+export const slateTargets = (outcome: LiveResult['slate'] | undefined): Target[] => {
+  const value = outcome?.status === 'ok' ? outcome.value : null;
+  const failure = outcome?.status === 'error' ? outcome.error : outcome?.status === 'skipped' ? outcome.reason : undefined;
+  const control = value?.cases.find((entry) => !entry.slate)?.measured;
+  return SLATE_CASES.filter(showsSlate).map((spec) => {
+    const entry = value?.cases.find((candidate) => candidate.label === spec.label);
+    const measured = entry?.measured ?? null;
+    return withPass({
+      id: `live_slate_stalls_${spec.latencyMode}`,
+      description: `Stalls in hls.js across a ${value?.gapSeconds ?? 10} s publisher gap inside the reconnect window (slate), ${spec.label}`,
+      value: measured?.playback.stalls ?? null,
+      limit: 0,
+      unit: 'count',
+      note: measured
+        ? `${seconds(measured.stalledSeconds)} stalled; fatal: ${measured.playback.fatal ? JSON.stringify(measured.playback.fatal) : 'none'}; the control without a slate: ` +
+          `${control ? `${control.playback.stalls} stall(s), ${seconds(control.stalledSeconds)}` : 'n/a'}`
+        : (entry?.error ?? failure),
+    });
+  });
 };

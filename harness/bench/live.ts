@@ -9,6 +9,7 @@ import { ensureLiveInput, LIVE_1080P, LIVE_720P, type LiveInput } from './live-i
 import { openPlayerPage, playLive, type LivePlayback } from './live-latency';
 import { checkProgramDateTime, type ProgramDateTimeCheck } from './live-pdt';
 import { measureLiveSimulcast, type LiveSimulcastResult } from './live-simulcast';
+import { measureLiveSlate, type LiveSlateResult } from './live-slate';
 import { waitForPlayable } from './live-playlists';
 import { serverNodePids, startLivePublisher } from './live-processes';
 import { freePort } from '../free-port.mjs';
@@ -27,8 +28,11 @@ import { errorMessage, median, round, sleep } from '../stats';
 //  2. publisher connect → playable playlist per mode and ingest;
 //  3. simulcast: publisher spawn → first bytes at two local RTMP receivers, CPU per restream
 //     (live-simulcast.ts);
-//  4. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
-//  5. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
+//  4. reconnect slates: stalls in hls.js across a 10 s publisher gap, with and without a slate
+//     (live-slate.ts);
+//  5. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
+//  6. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
+// `cases` picks which of them run (1 and 2 are one case, latency).
 
 // The server's packager warnings can carry ffmpeg's stderr, which names the input URL and with it
 // the stream key: the results keep none.
@@ -36,6 +40,8 @@ const redactIngestUrls = (line: string): string =>
   line.replace(/(rtmps?:\/\/[^\s"/]+\/[^\s"/]+\/)[^\s"\\:]+/g, '$1<stream key>').replace(/(srt:\/\/[^\s"?]+\?)[^\s"]+/g, '$1<streamid and passphrase>');
 
 export const LIVE_MODES: readonly LatencyMode[] = ['standard', 'reduced', 'low'];
+export const LIVE_CASES = ['latency', 'simulcast', 'slate', 'cpu', 'concurrency'] as const;
+export type LiveCase = (typeof LIVE_CASES)[number];
 /** How the publisher connects: RTMP, and SRT (through the gateway's relay into the same RTMP session). */
 export type LiveIngest = 'rtmp' | 'srt';
 export const LIVE_INGESTS: readonly LiveIngest[] = ['rtmp', 'srt'];
@@ -45,6 +51,7 @@ export const LIVE_LATENCY_TARGET_SECONDS: Record<LatencyMode, number> = { standa
 export const livePlayableTargetMs = (mode: LatencyMode): number => (2 * LATENCY_PROFILES[mode].segmentSeconds + 1) * 1000;
 
 export type LiveOptions = {
+  cases: LiveCase[];
   playbackSeconds: number;
   settleSeconds: number;
   /** The viewer joins this long after the publisher's spawn, i.e. a broadcast already running. */
@@ -62,6 +69,7 @@ export type LiveOptions = {
 };
 
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
+  cases: [...LIVE_CASES],
   playbackSeconds: 60,
   settleSeconds: 10,
   // hls.js starts three target durations behind the edge only once the playlist is that long; a
@@ -118,6 +126,7 @@ export type LiveResult = {
   inputs: LiveInput[];
   modes: LiveModeResult[];
   simulcast: Outcome<LiveSimulcastResult>;
+  slate: Outcome<LiveSlateResult>;
   cpu: Array<Outcome<LiveCpuComparison> & { input: string }>;
   concurrency: Array<Outcome<LiveConcurrencyResult> & { input: string }>;
 };
@@ -269,8 +278,12 @@ export const measureLiveOnFreshServer = async ({
 }): Promise<{ result: LiveResult; serverLogTail: string[] }> => {
   const startedAt = Date.now();
   const deadlineMs = startedAt + options.budgetSeconds * 1000;
+  const runs = (liveCase: LiveCase) => options.cases.includes(liveCase);
+  const notRun: Outcome<never> = { status: 'skipped', reason: 'not in --live-cases' };
   const input720 = await ensureLiveInput({ spec: LIVE_720P, workDir, log });
-  const input1080 = await ensureLiveInput({ spec: LIVE_1080P, workDir, log });
+  // Only the CPU and concurrency cases publish 1080p (its first generation takes minutes).
+  const input1080 = runs('cpu') || runs('concurrency') ? await ensureLiveInput({ spec: LIVE_1080P, workDir, log }) : null;
+  const inputs = input1080 ? [input720, input1080] : [input720];
   const rtmpPort = await freePort();
   const srtPort = await freePort();
   const preset = 'superfast';
@@ -280,13 +293,14 @@ export const measureLiveOnFreshServer = async ({
   const server = await startBenchServer({ env });
   try {
     const token = await server.createToken();
-    const modes = await measureModes({ server, token, ports: { rtmp: rtmpPort, srt: srtPort }, input: input720, options, repoRoot, log });
+    const modes = runs('latency') ? await measureModes({ server, token, ports: { rtmp: rtmpPort, srt: srtPort }, input: input720, options, repoRoot, log }) : [];
     // What the warmed-up server costs with nothing to do (no broadcast, no request): the floor under its CPU figures below.
-    const idleCpuPerSecond = await measureServerIdleCpu(server, 10);
-    log(`live: idle server ${idleCpuPerSecond} CPU-s/s`);
-    const simulcast = await outcome(() => measureLiveSimulcast({ server, token, rtmpPort, input: input720, workDir, log }), log, 'live simulcast');
+    const idleCpuPerSecond = runs('cpu') ? await measureServerIdleCpu(server, 10) : null;
+    if (idleCpuPerSecond !== null) log(`live: idle server ${idleCpuPerSecond} CPU-s/s`);
+    const simulcast = runs('simulcast') ? await outcome(() => measureLiveSimulcast({ server, token, rtmpPort, input: input720, workDir, log }), log, 'live simulcast') : notRun;
+    const slate = runs('slate') ? await outcome(() => measureLiveSlate({ server, token, rtmpPort, input: input720, repoRoot, log }), log, 'live slate') : notRun;
     const cpu: LiveResult['cpu'] = [];
-    for (const input of [input720, input1080]) {
+    for (const input of runs('cpu') ? inputs : []) {
       const measured = await outcome(
         () =>
           measureLiveCpu({ server, token, rtmpPort, input, preset, runSeconds: options.cpuRunSeconds, windowSeconds: options.cpuWindowSeconds, serverIdleCpuPerSecond: idleCpuPerSecond, log }),
@@ -296,10 +310,8 @@ export const measureLiveOnFreshServer = async ({
       cpu.push({ ...measured, input: input.label });
     }
     const concurrency: LiveResult['concurrency'] = [];
-    for (const [input, maxStreams] of [
-      [input720, options.maxStreams720],
-      [input1080, options.maxStreams1080],
-    ] as const) {
+    const concurrencySteps = runs('concurrency') && input1080 ? ([[input720, options.maxStreams720], [input1080, options.maxStreams1080]] as const) : [];
+    for (const [input, maxStreams] of concurrencySteps) {
       if (Date.now() + options.stepSeconds * 1000 > deadlineMs) {
         concurrency.push({ status: 'skipped', reason: `time budget (${options.budgetSeconds} s for the live part) spent`, input: input.label });
         continue;
@@ -318,7 +330,7 @@ export const measureLiveOnFreshServer = async ({
     const hlsJsVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'hls.js', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
     log(`live: done in ${round((Date.now() - startedAt) / 1000, 0)} s`);
     return {
-      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs: [input720, input1080], modes, simulcast, cpu, concurrency },
+      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs, modes, simulcast, slate, cpu, concurrency },
       serverLogTail: server
         .logs()
         .split('\n')

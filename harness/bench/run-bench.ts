@@ -25,7 +25,7 @@ import { measureChaos } from './chaos';
 import { measureDelivery } from './delivery';
 import { measureIdleMemory } from './idle-memory';
 import { ensureInput, inputLabel, type BenchInput, type InputSpec } from './inputs';
-import { DEFAULT_LIVE_OPTIONS, measureLiveOnFreshServer } from './live';
+import { measureLiveOnFreshServer } from './live';
 import { measureCapacity } from './capacity';
 import { runQualityBench } from './quality-bench';
 import { measureLoadOnFreshServer } from './load';
@@ -342,7 +342,7 @@ const main = async (): Promise<number> => {
   if (doLive) {
     load.push(await loadBefore('before live'));
     live = await phase('live', async () => {
-      const { result, serverLogTail: liveServerLogTail } = await measureLiveOnFreshServer({ repoRoot: REPO_ROOT, workDir: WORK_DIR, log });
+      const { result, serverLogTail: liveServerLogTail } = await measureLiveOnFreshServer({ repoRoot: REPO_ROOT, workDir: WORK_DIR, options: options.liveOptions, log });
       serverLogTail = [...serverLogTail, ...liveServerLogTail.map((line) => `[live server] ${line}`)];
       return result;
     });
@@ -403,7 +403,7 @@ const main = async (): Promise<number> => {
       captions: { runsPerInput: captionsRuns },
       collector: DEFAULT_COLLECTOR_OPTIONS,
       chaos: options.chaosOptions,
-      live: DEFAULT_LIVE_OPTIONS,
+      live: options.liveOptions,
     },
     inputs,
     idleMemory,

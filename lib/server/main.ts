@@ -33,7 +33,7 @@ import { recoverInterruptedWebhookDeliveries } from '../services/webhooks/webhoo
 import { startHealthListener } from './health-listener';
 import { startPlaybackWorkers, type PlaybackWorkers } from './playback-workers';
 import { prepareDatabaseThroughOutage, verifyStorageThroughOutage } from './startup-outages';
-import { projectRoot } from './project-root';
+import { defaultSlatePath, projectRoot } from './project-root';
 import { startNodeEvents } from './start-node-events';
 import { listen } from '../utils/listen';
 import { hasNodeRuntime, installNodeRuntime } from '../runtime/node-runtime';
@@ -178,7 +178,7 @@ const main = async () => {
   beacons?.start();
   // Live ingest runs where playback is served: the broadcast's playlists are answered from its memory.
   const live = servesApp
-    ? await startLiveRuntime({ env, log: log.child({ component: 'live' }) }).catch((error: unknown) => {
+    ? await startLiveRuntime({ env, log: log.child({ component: 'live' }), defaultSlatePath }).catch((error: unknown) => {
         log.error({ err: error }, 'live ingest is off on this node: the RTMP server could not start (RTMP_PORT in use?)');
         return null;
       })

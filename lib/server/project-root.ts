@@ -7,3 +7,6 @@ export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 
 export const sqliteMigrationsDir = path.join(projectRoot, 'prisma', 'migrations');
 export const postgresMigrationsDir = path.join(projectRoot, 'prisma', 'postgres', 'migrations');
+
+/** The card a live stream's reconnect slate shows when it names no image of its own. */
+export const defaultSlatePath = path.join(projectRoot, 'public', 'live', 'default-slate.png');

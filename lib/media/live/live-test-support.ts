@@ -13,8 +13,14 @@ const children = new ChildProcessSet();
 
 export type RungOutput = { init: Buffer; fragments: Buffer[] };
 
-export const runLivePackager = async (args: string[], outputFds: number[]): Promise<{ rungs: RungOutput[]; progress: string; stderr: string }> => {
+/** `stopAfterMs`: for an endless input (a slate), stop ffmpeg with SIGTERM then, as the runtime does. */
+export const runLivePackager = async (
+  args: string[],
+  outputFds: number[],
+  { stopAfterMs }: { stopAfterMs?: number } = {},
+): Promise<{ rungs: RungOutput[]; progress: string; stderr: string }> => {
   const child = spawn(FFMPEG, args, { stdio: ['ignore', 'pipe', 'pipe', ...outputFds.map(() => 'pipe' as const)] });
+  const stopTimer = stopAfterMs === undefined ? null : setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
   let progress = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (progress += chunk.toString()));
@@ -41,8 +47,11 @@ export const runLivePackager = async (args: string[], outputFds: number[]): Prom
     return { output, ended };
   });
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (stopTimer) clearTimeout(stopTimer);
   await Promise.all(rungs.map((rung) => rung.ended));
-  if (exitCode !== 0) throw new Error(`live packager exited with ${exitCode}: ${stderr}`);
+  // ffmpeg exits with 255 when a signal stopped it.
+  const stoppedAsAsked = stopAfterMs !== undefined && exitCode === 255;
+  if (exitCode !== 0 && !stoppedAsAsked) throw new Error(`live packager exited with ${exitCode}: ${stderr}`);
   return { rungs: rungs.map((rung) => rung.output), progress, stderr };
 };
 

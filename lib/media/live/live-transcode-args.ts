@@ -38,6 +38,9 @@ export type LiveTranscodeInput = {
 // metadata announces a track that never comes.
 const INPUT_ARGS = ['-probesize', '1000000', '-analyzeduration', '2000000', '-fpsprobesize', '0', '-copyts'];
 
+/** Quiet, with `key=value` progress blocks on stdout once a second (see liveTranscodeArgs). */
+export const PROGRESS_ARGS = ['-nostdin', '-loglevel', 'warning', '-nostats', '-stats_period', '1', '-progress', 'pipe:1'];
+
 const filterGraph = (encoded: EncodedLiveRung[]): string => {
   // One decode, split once per encoded rung. format=yuv420p: players' H.264 decoders want 4:2:0
   // 8-bit, whatever the publisher sent (yuvj420p from phones, 4:2:2 from capture cards).
@@ -46,7 +49,7 @@ const filterGraph = (encoded: EncodedLiveRung[]): string => {
   return [`[0:v:0]split=${encoded.length}${labels}`, ...scales].join(';');
 };
 
-const fragmentedMp4Args = (fragmentSeconds: number, fd: number): string[] => [
+export const fragmentedMp4Args = (fragmentSeconds: number, fd: number): string[] => [
   // One timeline for every rung. By default each output is rebased on its own earliest packet and
   // each of its tracks restarts at 0, and those differ between rungs: a passed-through video with
   // B-frames starts decoding before it presents, an encoded rung does not, and audio may start
@@ -129,14 +132,7 @@ export const liveTranscodeArgs = ({ inputUrl, rungs, fragmentSeconds, preset, au
   const encoded = rungs.filter((rung): rung is EncodedLiveRung => rung.kind === 'encode');
   const args = [
     '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'warning',
-    '-nostats',
-    '-stats_period',
-    '1',
-    '-progress',
-    'pipe:1',
+    ...PROGRESS_ARGS,
     ...INPUT_ARGS,
     '-i',
     inputUrl,

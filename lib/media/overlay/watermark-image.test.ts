@@ -1,10 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { checkWatermarkProbe, pngSize } from './watermark-image';
+import { checkStillImageProbe, pngSize } from './watermark-image';
+
+const checkWatermarkProbe = (stdout: string) => checkStillImageProbe(stdout, 'the watermark');
 
 const probe = (stream: Record<string, unknown>, formatName: string, extra: Record<string, unknown>[] = []) =>
   JSON.stringify({ streams: [stream, ...extra], format: { format_name: formatName } });
 
-describe('checkWatermarkProbe', () => {
+describe('checkStillImageProbe', () => {
   test('PNG and JPEG stills are accepted with their size', () => {
     expect(checkWatermarkProbe(probe({ codec_type: 'video', codec_name: 'png', width: 64, height: 32 }, 'png_pipe'))).toEqual({
       ok: true,

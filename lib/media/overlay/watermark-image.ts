@@ -25,8 +25,11 @@ type ProbeJson = {
   format?: { format_name?: string };
 };
 
-/** ffprobe's answer (JSON text; empty when it could not read the file) as a size, or why the image is refused. */
-export const checkWatermarkProbe = (stdout: string): { ok: true; size: Size } | { ok: false; reason: string } => {
+/**
+ * ffprobe's answer (JSON text; empty when it could not read the file) as a size, or why the image
+ * is refused; `subject` names the image in that reason (a watermark, a live stream's slate).
+ */
+export const checkStillImageProbe = (stdout: string, subject: string): { ok: true; size: Size } | { ok: false; reason: string } => {
   let probe: ProbeJson = {};
   try {
     probe = JSON.parse(stdout || '{}') as ProbeJson;
@@ -39,11 +42,11 @@ export const checkWatermarkProbe = (stdout: string): { ok: true; size: Size } | 
     others.length === 0 &&
     IMAGE_CODECS.has(stream.codec_name ?? '') &&
     IMAGE_FORMATS.has(probe.format?.format_name ?? '');
-  if (!isImage || !stream.width || !stream.height) return { ok: false, reason: 'the watermark is not a PNG or JPEG image' };
+  if (!isImage || !stream.width || !stream.height) return { ok: false, reason: `${subject} is not a PNG or JPEG image` };
   if (stream.width > MAX_WATERMARK_SIDE || stream.height > MAX_WATERMARK_SIDE) {
     return {
       ok: false,
-      reason: `the watermark is ${stream.width}×${stream.height} pixels; at most ${MAX_WATERMARK_SIDE}×${MAX_WATERMARK_SIDE} is accepted`,
+      reason: `${subject} is ${stream.width}×${stream.height} pixels; at most ${MAX_WATERMARK_SIDE}×${MAX_WATERMARK_SIDE} is accepted`,
     };
   }
   return { ok: true, size: { width: stream.width, height: stream.height } };

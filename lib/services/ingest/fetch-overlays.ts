@@ -1,11 +1,6 @@
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { getEnv } from '../../env';
-import { downloadToFile, isDownloadError, partialDownloadPath } from '../../ingest/download-to-file';
-import { allowAllAddresses, isPublicAddress } from '../../ingest/url-policy';
-import { buildImageProbeArgs, buildNormaliseImageArgs, checkWatermarkProbe, pngSize } from '../../media/overlay/watermark-image';
-import { runProcess } from '../../media/run-process';
-import { childProcesses } from '../processes/child-processes';
+import { pngSize } from '../../media/overlay/watermark-image';
 import type { StoredInput } from '../../schemas/asset-settings';
 import { overlaySettingsSchema } from '../../schemas/overlay-settings';
 import { publishFile } from '../../storage/atomic-file';
@@ -13,6 +8,7 @@ import { isStoredFile, overlayImagePath } from '../../storage/asset-files';
 import { shareFile } from '../storage/shared-storage';
 import type { AssetErrorType } from './mark-asset-errored';
 import type { PlannedOverlay } from '../playback/playback-plan';
+import { fetchStillImage } from './fetch-still-image';
 
 // Ingest of an asset's watermarks: every input with `overlay_settings` (the request's own, and for
 // a clip the ones copied from its source) is fetched through the same SSRF guard as a video input,
@@ -20,10 +16,8 @@ import type { PlannedOverlay } from '../playback/playback-plan';
 // overlays/<n>.png (shared to the bucket with S3, for the nodes that encode). Its size is read back
 // from that PNG and kept in the playback plan with the settings, for the layout.
 
-const USER_AGENT = 'Keyframe/0.1 (+https://github.com/keyframe-video/keyframe)';
 const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 const IMAGE_DOWNLOAD_TIMEOUT_MS = 60_000;
-const TOOL_TIMEOUT_MS = 30_000;
 
 export type FetchedOverlays = { ok: true; overlays: PlannedOverlay[] } | { ok: false; type: AssetErrorType; message: string };
 
@@ -63,46 +57,9 @@ export const fetchOverlays = async ({
 type FetchedImage = { ok: true; size: { width: number; height: number } } | { ok: false; type: AssetErrorType; message: string };
 
 const fetchOne = async ({ url, target, signal }: { url: string; target: string; signal: AbortSignal }): Promise<FetchedImage> => {
-  const env = getEnv();
-  const download = `${target}.download`;
-  await mkdir(path.dirname(target), { recursive: true });
-  try {
-    try {
-      await downloadToFile({
-        url,
-        destinationPath: download,
-        maxBytes: MAX_IMAGE_BYTES,
-        timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS,
-        addressPolicy: env.allowPrivateInputUrls ? allowAllAddresses : isPublicAddress,
-        signal,
-        userAgent: USER_AGENT,
-      });
-    } catch (error) {
-      // A shutdown or deletion is the caller's to handle; a bad URL is the user's to fix.
-      if (signal.aborted || !isDownloadError(error)) throw error;
-      return { ok: false, type: 'download_failed', message: error.message.replace(/^Failed to download input: /, 'the watermark could not be downloaded: ') };
-    }
-    const probe = await runProcess({ command: env.ffprobePath, args: buildImageProbeArgs(download), signal, timeoutMs: TOOL_TIMEOUT_MS, children: childProcesses() });
-    signal.throwIfAborted();
-    const checked = checkWatermarkProbe(probe.exitCode === 0 ? probe.stdout : '');
-    if (!checked.ok) return { ok: false, type: 'invalid_input', message: checked.reason };
-    const chunks: Buffer[] = [];
-    const normalised = await runProcess({
-      command: env.ffmpegPath,
-      args: buildNormaliseImageArgs(download),
-      signal,
-      timeoutMs: TOOL_TIMEOUT_MS,
-      onStdout: (chunk) => chunks.push(chunk),
-      children: childProcesses(),
-    });
-    signal.throwIfAborted();
-    const png = Buffer.concat(chunks);
-    const size = pngSize(png);
-    if (normalised.exitCode !== 0 || !size) return { ok: false, type: 'invalid_input', message: 'the watermark image could not be decoded' };
-    await publishFile(target, png);
-    await shareFile(target, png);
-    return { ok: true, size };
-  } finally {
-    await Promise.all([rm(download, { force: true }), rm(partialDownloadPath(download), { force: true })]);
-  }
+  const fetched = await fetchStillImage({ url, workPath: `${target}.download`, subject: 'the watermark', maxBytes: MAX_IMAGE_BYTES, timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS, signal });
+  if (!fetched.ok) return { ok: false, type: fetched.problem === 'download' ? 'download_failed' : 'invalid_input', message: fetched.message };
+  await publishFile(target, fetched.png);
+  await shareFile(target, fetched.png);
+  return { ok: true, size: fetched.size };
 };

@@ -61,6 +61,11 @@ export const markDisconnected = async (liveStreamId: string): Promise<void> => {
   });
 };
 
+/** The stream's reconnect_slate_url could not be used: its broadcast shows the default card instead. */
+export const markSlateUnavailable = async (liveStreamId: string, message: string): Promise<void> => {
+  await recordLiveStreamEvent(getDb(), 'video.live_stream.warning', liveStreamId, { warning: { type: 'custom_slate_unavailable', message } });
+};
+
 /**
  * The broadcast is over (reconnect window elapsed, complete, disable, maximum duration, or a
  * restart): the stream goes idle — a disabled one stays disabled — and the recording stops being

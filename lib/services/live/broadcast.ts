@@ -1,11 +1,13 @@
 import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { readFragmentTimings, readInitTracks, readTrackDefaults, type InitTrack, type TrackFragmentDefaults } from '../../media/live/fragment-timing';
-import type { LiveRung } from '../../media/live/live-ladder';
+import type { LiveRung, LiveSourceInfo } from '../../media/live/live-ladder';
+import { liveTranscodeArgs } from '../../media/live/live-transcode-args';
+import { liveSlateArgs } from '../../media/live/slate-args';
 import type { LiveSegmenterEvent } from '../../media/live/live-segmenter';
 import type { LiveVariant } from '../../media/live/live-playlists';
 import type { LatencyMode } from '../../schemas/live-stream';
-import { appendIndexLine, connectionDirectory, liveInitPath, liveSegmentPath, writeFileAtomically } from './live-files';
+import { appendIndexLine, connectionDirectory, liveInitPath, liveSegmentPath, writeFileAtomically, type IndexedSegment } from './live-files';
 import { startLivePackager, type LivePackager } from './live-packager';
 import { LiveTimeline } from './live-timeline';
 import { LATENCY_PROFILES, type LatencyProfile } from './latency-profiles';
@@ -16,6 +18,8 @@ import { LATENCY_PROFILES, type LatencyProfile } from './latency-profiles';
 
 type Connection = {
   index: number;
+  /** What it carries: the publisher's media, or the slate shown while the publisher is away. */
+  kind: 'content' | 'slate';
   startedAtMs: number;
   packager: LivePackager;
   /** Per rung: media seconds of this connection already in complete segments. */
@@ -24,11 +28,31 @@ type Connection = {
   firstSegmentPending: boolean[];
   /** Wall clock of the connection's first media (see anchorOf); null until its first fragment. */
   anchorMs: number | null;
+  /** Per rung: the tracks of this connection's init segment, to read its fragments' times. */
+  inits: Array<RungTracks | null>;
 };
+
+type PackagerSetup = {
+  kind: Connection['kind'];
+  startedAtMs: number;
+  transcode: { args: string[]; outputFds: number[] };
+  redact: string | null;
+  ffmpegPath: string;
+  stopGraceMs?: number;
+};
+
+/** The publisher's media as the ingest described it, which a slate takes its shape from. */
+export type SlateSource = LiveSourceInfo;
 
 const BEHIND_WARNING_SECONDS = 3;
 
-type RungInfo = { tracks: InitTrack[]; defaults: Map<number, TrackFragmentDefaults>; peakBitsPerSecond: number };
+type RungTracks = { tracks: InitTrack[]; defaults: Map<number, TrackFragmentDefaults> };
+type RungInfo = RungTracks & { peakBitsPerSecond: number };
+
+const DEFAULT_SLATE_FRAME_RATE = 30;
+// A slate has nothing worth flushing, and its ffmpeg took up to 0.9 s to leave after SIGTERM (its
+// endless loop keeps the filters busy): time a returning publisher would wait.
+const SLATE_STOP_GRACE_MS = 100;
 
 export class Broadcast {
   readonly profile: LatencyProfile;
@@ -36,6 +60,8 @@ export class Broadcast {
   private readonly rungInfo: Array<RungInfo | null>;
   private connection: Connection | null = null;
   private connectionCount = 0;
+  /** Counts disconnect() calls, so a connection still setting up when one came does not start. */
+  private disconnects = 0;
   private writes: Promise<void> = Promise.resolve();
   private ended = false;
   private onFirstSegments: (() => void) | null = null;
@@ -71,25 +97,63 @@ export class Broadcast {
   }
 
   /** Starts packaging a (re)connected publisher; resolves when that connection's media has ended. */
-  async connect({ readUrl, connectedAtMs, ffmpegPath, preset }: { readUrl: string; connectedAtMs: number; ffmpegPath: string; preset: string }): Promise<void> {
+  connect({ readUrl, connectedAtMs, ffmpegPath, preset }: { readUrl: string; connectedAtMs: number; ffmpegPath: string; preset: string }): Promise<void> {
+    const transcode = liveTranscodeArgs({ inputUrl: readUrl, rungs: this.rungs, fragmentSeconds: this.profile.fragmentSeconds, preset, audioCodec: 'copy' });
+    return this.runConnection({ kind: 'content', startedAtMs: connectedAtMs, transcode, redact: readUrl.slice(readUrl.lastIndexOf('/') + 1), ffmpegPath });
+  }
+
+  /**
+   * Shows the slate while the publisher is away: a connection of its own (after a discontinuity,
+   * like a reconnect) until disconnect() stops it; resolves then.
+   */
+  showSlate({ imagePath, source, ffmpegPath, preset }: { imagePath: string; source: SlateSource; ffmpegPath: string; preset: string }): Promise<void> {
+    const frameRate = source.video?.frameRate && source.video.frameRate <= 60 ? source.video.frameRate : DEFAULT_SLATE_FRAME_RATE;
+    const transcode = liveSlateArgs({
+      imagePath,
+      rungs: this.rungs,
+      sourceSize: source.video ? { width: source.video.width, height: source.video.height } : null,
+      frameRate,
+      audio: source.audio ? { sampleRate: source.audio.sampleRate, channels: source.audio.channels } : null,
+      segmentSeconds: this.profile.segmentSeconds,
+      fragmentSeconds: this.profile.fragmentSeconds,
+      burstSeconds: this.profile.segmentSeconds + this.profile.fragmentSeconds,
+      preset,
+    });
+    return this.runConnection({ kind: 'slate', startedAtMs: this.slateStart(), transcode, redact: null, ffmpegPath, stopGraceMs: SLATE_STOP_GRACE_MS });
+  }
+
+  // A slate fills the gap from where the publisher's media stopped: dated from the end of the last
+  // segment (its first seconds come at once, see liveSlateArgs), so the timeline runs on without a
+  // hole and the slate's dates stay about on the wall clock.
+  private slateStart(): number {
+    const last = this.timelines[0]?.segments.at(-1);
+    const now = Date.now();
+    return last ? Math.min(now, last.programDateTime.getTime() + last.durationSeconds * 1000) : now;
+  }
+
+  private async runConnection({ kind, startedAtMs, transcode, redact, ffmpegPath, stopGraceMs }: PackagerSetup): Promise<void> {
+    const disconnectsBefore = this.disconnects;
     const index = this.connectionCount;
     this.connectionCount += 1;
     await mkdir(connectionDirectory(this.directory, index), { recursive: true });
+    if (this.disconnects !== disconnectsBefore) return;
     const firstMsn = Math.max(...this.timelines.map((timeline) => timeline.nextMsn));
     const connection: Connection = {
       index,
-      startedAtMs: connectedAtMs,
+      kind,
+      startedAtMs,
       cursorSeconds: this.rungs.map(() => 0),
       firstSegmentPending: this.rungs.map(() => index > 0),
       anchorMs: null,
+      inits: this.rungs.map(() => null),
       packager: startLivePackager({
         ffmpegPath,
-        readUrl,
+        transcode,
+        redact,
         rungs: this.rungs,
-        fragmentSeconds: this.profile.fragmentSeconds,
         segmentSeconds: this.profile.segmentSeconds,
-        preset,
         firstMsn,
+        ...(stopGraceMs !== undefined && { stopGraceMs }),
         log: this.log,
         output: {
           onInit: (rungIndex, init) => this.acceptInit(connection, rungIndex, init),
@@ -103,11 +167,12 @@ export class Broadcast {
     for (const timeline of this.timelines) timeline.dropOpenSegment();
     await this.writes;
     if (this.connection === connection) this.connection = null;
-    if (result.error) this.log.warn({ connection: index, error: result.error }, 'live packager stopped with an error');
+    if (result.error) this.log.warn({ connection: index, kind, error: result.error }, 'live packager stopped with an error');
   }
 
   /** Stops the current connection's packager (the publisher is closed by the caller). */
   disconnect(): void {
+    this.disconnects += 1;
     this.connection?.packager.stop();
   }
 
@@ -150,8 +215,10 @@ export class Broadcast {
   private acceptInit(connection: Connection, rungIndex: number, init: Buffer): void {
     const rung = this.rungs[rungIndex]!;
     this.timelines[rungIndex]!.setInit(connection.index, init);
-    const previous = this.rungInfo[rungIndex];
-    this.rungInfo[rungIndex] = { tracks: readInitTracks(init), defaults: readTrackDefaults(init), peakBitsPerSecond: previous?.peakBitsPerSecond ?? 0 };
+    const tracks: RungTracks = { tracks: readInitTracks(init), defaults: readTrackDefaults(init) };
+    connection.inits[rungIndex] = tracks;
+    // The multivariant playlist names the publisher's codecs; a slate's come and go with it.
+    if (connection.kind === 'content') this.rungInfo[rungIndex] = { ...tracks, peakBitsPerSecond: this.rungInfo[rungIndex]?.peakBitsPerSecond ?? 0 };
     this.queueWrite(() => writeFileAtomically(liveInitPath(this.directory, connection.index, rung.name), init));
   }
 
@@ -171,8 +238,11 @@ export class Broadcast {
       const filePath = liveSegmentPath(this.directory, connection.index, rung.name, event.msn);
       timeline.addSegment({ msn: event.msn, connection: connection.index, durationSeconds: event.durationSeconds, programDateTime, discontinuity, filePath, bytes: event.bytes });
       const info = this.rungInfo[rungIndex];
-      if (info && event.durationSeconds > 0) info.peakBitsPerSecond = Math.max(info.peakBitsPerSecond, (event.bytes.length * 8) / event.durationSeconds);
-      const indexed = rungIndex === 0 ? { msn: event.msn, durationSeconds: event.durationSeconds, programDateTime: programDateTime.toISOString() } : null;
+      if (info && connection.kind === 'content' && event.durationSeconds > 0) info.peakBitsPerSecond = Math.max(info.peakBitsPerSecond, (event.bytes.length * 8) / event.durationSeconds);
+      const indexed: IndexedSegment | null =
+        rungIndex === 0
+          ? { msn: event.msn, durationSeconds: event.durationSeconds, programDateTime: programDateTime.toISOString(), ...(connection.kind === 'slate' && { slate: true }) }
+          : null;
       this.queueWrite(async () => {
         await writeFileAtomically(filePath, event.bytes);
         if (indexed) await appendIndexLine(this.directory, connection.index, indexed);
@@ -190,7 +260,7 @@ export class Broadcast {
   // time after the publish was accepted dates it, however late the packager joined. A clock that
   // did not start at 0 (it would date the media in the future) falls back to the arrival time.
   private anchorOf(connection: Connection, rungIndex: number, fragment: Buffer): number {
-    const info = this.rungInfo[rungIndex];
+    const info = connection.inits[rungIndex];
     const now = Date.now();
     if (!info) return now;
     const timings = readFragmentTimings(fragment, info.defaults);

@@ -2,6 +2,7 @@ import { open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
+import type { RecordingTime } from '../../schemas/asset';
 import { recordingRemuxArgs, renderConcatList, type RecordingPiece } from '../../media/live/live-transcode-args';
 import { parseLiveConnectionFolder } from '../../media/names';
 import { runProcess } from '../../media/run-process';
@@ -21,7 +22,7 @@ import {
 } from './live-files';
 
 // Turns a finished broadcast's recording into an ordinary on-demand asset: each connection's
-// source segments (those segments.jsonl lists, so never a half-written one) are joined behind
+// source segments (the publisher's, or the slate shown while it was away) (those segments.jsonl lists, so never a half-written one) are joined behind
 // their init segment into one fragmented MP4, the pieces are remuxed into one progressive MP4
 // (timestamps continuous, so the gaps between connections are not counted), and that file goes
 // through the usual ingest as the asset's source. Safe to repeat: a restart runs it again.
@@ -61,7 +62,6 @@ const writePiece = async (piecePath: string, files: string[]): Promise<void> => 
   }
 };
 
-export type RecordingTime = { started_at: string; duration: number; type: 'content' };
 
 /** Builds the recording's source file; returns its spans, or null when nothing was recorded. */
 const buildSourceFile = async (assetId: string, signal: AbortSignal): Promise<RecordingTime[] | null> => {
@@ -79,7 +79,7 @@ const buildSourceFile = async (assetId: string, signal: AbortSignal): Promise<Re
     await writePiece(piecePath, files);
     const durationSeconds = segments.reduce((sum, segment) => sum + segment.durationSeconds, 0);
     pieces.push({ path: piecePath, durationSeconds });
-    times.push({ started_at: segments[0]!.programDateTime, duration: Math.round(durationSeconds * 1000) / 1000, type: 'content' });
+    times.push({ started_at: segments[0]!.programDateTime, duration: Math.round(durationSeconds * 1000) / 1000, type: segments[0]!.slate ? 'slate' : 'content' });
   }
   if (pieces.length === 0) return null;
   const listFile = recordingListPath(directory);

@@ -39,7 +39,13 @@ export const recordingPiecePath = (broadcastDir: string, connection: number): st
 export const recordingListPath = (broadcastDir: string): string => path.join(broadcastDir, LIVE_RECORDING_LIST_FILE);
 
 /** One line of segments.jsonl. */
-export type IndexedSegment = { msn: number; durationSeconds: number; programDateTime: string };
+export type IndexedSegment = {
+  msn: number;
+  durationSeconds: number;
+  programDateTime: string;
+  /** Slate shown while the publisher was away (see Broadcast.showSlate), not the publisher's media. */
+  slate?: true;
+};
 
 // Published whole (temp file + rename), so a reader or a crash never sees half a segment.
 export const writeFileAtomically = async (filePath: string, bytes: Uint8Array): Promise<void> => {

@@ -5,14 +5,13 @@ import { terminateThenKill } from '../../media/child-process-set';
 import { Fmp4StreamSplitter } from '../../media/fmp4';
 import type { LiveRung } from '../../media/live/live-ladder';
 import { LiveSegmenter, type LiveSegmenterEvent } from '../../media/live/live-segmenter';
-import { liveTranscodeArgs } from '../../media/live/live-transcode-args';
 import { TailBuffer } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 
-// One connection's packager: one ffmpeg reads the publisher from the local RTMP server and writes
-// a fragmented MP4 per rung to its own pipe; here each pipe is split into fragments and grouped
-// into parts and segments as they arrive. It ends when the publisher goes (ffmpeg sees the end of
-// its input and flushes) or when stopped.
+// One connection's packager: one ffmpeg reads the publisher from the local RTMP server (or draws
+// the reconnect slate) and writes a fragmented MP4 per rung to its own pipe; here each pipe is
+// split into fragments and grouped into parts and segments as they arrive. It ends when the
+// publisher goes (ffmpeg sees the end of its input and flushes) or when stopped.
 
 export type PackagerOutput = {
   onInit(rungIndex: number, init: Buffer): void;
@@ -35,27 +34,29 @@ const STOP_GRACE_MS = 3_000;
 
 export const startLivePackager = ({
   ffmpegPath,
-  readUrl,
+  transcode,
+  redact,
   rungs,
-  fragmentSeconds,
   segmentSeconds,
-  preset,
   firstMsn,
+  stopGraceMs = STOP_GRACE_MS,
   output,
   log,
 }: {
   ffmpegPath: string;
-  readUrl: string;
+  /** The packager's ffmpeg: liveTranscodeArgs for a publisher, liveSlateArgs for a slate. */
+  transcode: { args: string[]; outputFds: number[] };
+  /** A secret the arguments hold (the stream key in the input URL), kept out of logs and errors. */
+  redact: string | null;
   rungs: LiveRung[];
-  fragmentSeconds: number;
   segmentSeconds: number;
-  preset: string;
   firstMsn: number;
+  /** How long stop() lets ffmpeg flush before it is killed. */
+  stopGraceMs?: number;
   output: PackagerOutput;
   log: Logger;
 }): LivePackager => {
-  const streamKey = readUrl.slice(readUrl.lastIndexOf('/') + 1);
-  const { args, outputFds } = liveTranscodeArgs({ inputUrl: readUrl, rungs, fragmentSeconds, preset, audioCodec: 'copy' });
+  const { args, outputFds } = transcode;
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe'];
   for (let fd = 3; fd <= Math.max(...outputFds); fd += 1) stdio.push('pipe');
   const child = spawn(ffmpegPath, args, { stdio, detached: true });
@@ -128,8 +129,8 @@ export const startLivePackager = ({
     });
   });
   const done = Promise.all([exited, ...pipesDone]).then(([exitCode]) => {
-    // ffmpeg names its input in errors, and the input URL carries the stream key.
-    const tail = stderr.toString().trim().replaceAll(streamKey, '<stream key>');
+    // ffmpeg names its input in errors, and a publisher's input URL carries the stream key.
+    const tail = redact ? stderr.toString().trim().replaceAll(redact, '<stream key>') : stderr.toString().trim();
     // 255: ffmpeg stopped by a signal, or its input closed when the publisher left — the normal ends.
     const normalEnd = exitCode === 0 || exitCode === 255;
     if (!normalEnd && !failure && tail) log.warn({ exitCode, stderr: tail.slice(-1000) }, 'live packager ended with an error');
@@ -139,6 +140,6 @@ export const startLivePackager = ({
   return {
     done,
     // SIGTERM lets ffmpeg flush its last fragments; a packager that does not go is killed.
-    stop: () => terminateThenKill(child, STOP_GRACE_MS),
+    stop: () => terminateThenKill(child, stopGraceMs),
   };
 };

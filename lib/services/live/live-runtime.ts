@@ -4,19 +4,20 @@ import type { Env } from '../../env';
 import { loadOrCreateRtmpsIdentity } from '../../ingest/rtmp/rtmps-certificate';
 import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpServer, type RtmpServerSlot } from '../../ingest/rtmp/rtmp-server';
 import { startSrtGateway, type SrtAdmission, type SrtGateway } from '../../ingest/srt/srt-gateway';
-import { planLiveLadder } from '../../media/live/live-ladder';
+import { planLiveLadder, type LiveSourceInfo } from '../../media/live/live-ladder';
 import { nodeRuntime } from '../../runtime/node-runtime';
 import type { LatencyMode } from '../../schemas/live-stream';
 import { generateId } from '../../utils/ids';
 import { Broadcast } from './broadcast';
 import { registerBroadcastStopper, type BroadcastStopReason } from './broadcast-control';
-import { markBroadcastEnded, markConnected, markDisconnected, markRecordingAndActive } from './broadcast-state';
+import { markBroadcastEnded, markConnected, markDisconnected, markRecordingAndActive, markSlateUnavailable } from './broadcast-state';
 import { finalizeRecording } from './finalize-recording';
 import { broadcastDirectory, writeBroadcastManifest } from './live-files';
 import { liveNodeIdOf } from './live-node-id';
 import { registerLivePlayback, unregisterBroadcast, unregisterLivePlayback } from './live-registry';
 import { recoverInterruptedBroadcasts } from './recover-broadcasts';
 import { startSimulcast, type Simulcast } from './simulcast-runtime';
+import { prepareSlateImage } from './slate-image';
 import { openSrtRelay } from './srt-relay';
 
 // Live on this node: the RTMP server, one session per live stream with a broadcast, and the
@@ -36,6 +37,12 @@ type Session = {
   ending: Promise<void> | null;
   /** The live stream's own playback IDs, answered from this broadcast. */
   streamPlaybackIds: string[];
+  /** What the publisher sent first, which a slate takes its shape from. */
+  source: LiveSourceInfo;
+  /** The reconnect slate's image (fetched when the broadcast starts); null when it shows none. */
+  slateImage: Promise<string> | null;
+  /** Settles once the last disconnect is handled (recorded, window started), before a reconnect is. */
+  disconnecting: Promise<void>;
   assetPlaybackIds: string[];
 };
 
@@ -51,7 +58,7 @@ declare module '../../runtime/node-runtime' {
 const MEDIA_WAIT_MS = 10_000;
 const PACKAGER_RESTART_DELAY_MS = 500;
 
-export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }): Promise<LiveRuntime | null> => {
+export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: Env; log: Logger; defaultSlatePath: string }): Promise<LiveRuntime | null> => {
   const rtmpPort = env.live.rtmpPort;
   if (rtmpPort === null) return null;
   const startedAt = new Date();
@@ -147,13 +154,27 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       return null;
     });
 
+  // While the publisher is away inside the reconnect window the slate fills the timeline, so
+  // players go on instead of stalling; a reconnect (or the broadcast's end) stops it.
+  const showSlate = (session: Session) => {
+    const { slateImage } = session;
+    if (!slateImage) return;
+    const away = () => session.publisher === null && session.ending === null && !shutdown.signal.aborted;
+    session.connectionDone = (async () => {
+      const imagePath = await slateImage;
+      if (!away()) return;
+      log.info({ liveStreamId: session.liveStreamId }, 'showing the reconnect slate');
+      await session.broadcast.showSlate({ imagePath, source: session.source, ffmpegPath: env.ffmpegPath, preset: env.live.x264Preset });
+    })().catch((error: unknown) => log.error({ err: error, liveStreamId: session.liveStreamId }, 'could not show the reconnect slate'));
+  };
+
   const watchConnection = (session: Session, publisher: RtmpPublisher) => {
     session.publisher = publisher;
     let live = true;
     session.connectionDone = packageConnection(session, publisher, () => live);
     const simulcast = startRestreams(session.liveStreamId, publisher);
     session.simulcast = simulcast;
-    void publisher.ended.then(async ({ reason }) => {
+    session.disconnecting = publisher.ended.then(async ({ reason }) => {
       live = false;
       await (await simulcast)?.stop();
       if (session.publisher !== publisher) return;
@@ -162,14 +183,36 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       await session.connectionDone;
       if (session.ending) return;
       log.info({ liveStreamId: session.liveStreamId, reason }, 'publisher disconnected');
-      await markDisconnected(session.liveStreamId);
-      if (session.reconnectWindowSeconds <= 0 || !session.broadcast.isPlayable) {
-        await endSession(session, 'publisher disconnected');
-        return;
+      const waits = session.reconnectWindowSeconds > 0 && session.broadcast.isPlayable;
+      if (waits) {
+        session.reconnectTimer = setTimeout(() => void endSession(session, 'reconnect window elapsed'), session.reconnectWindowSeconds * 1000);
+        // Before the webhook's transaction: players have only a few seconds of media buffered.
+        showSlate(session);
       }
-      session.reconnectTimer = setTimeout(() => void endSession(session, 'reconnect window elapsed'), session.reconnectWindowSeconds * 1000);
+      await markDisconnected(session.liveStreamId);
+      if (!waits) await endSession(session, 'publisher disconnected');
     });
+    session.disconnecting.catch((error: unknown) => log.error({ err: error, liveStreamId: session.liveStreamId }, 'could not handle a disconnect'));
   };
+
+  // As on Mux: reduced and low latency show a slate whenever they have a reconnect window,
+  // standard only when asked to.
+  const showsSlates = (stream: { reconnectWindow: number; latencyMode: string; useSlateForStandardLatency: boolean }) =>
+    stream.reconnectWindow > 0 && (stream.latencyMode !== 'standard' || stream.useSlateForStandardLatency);
+
+  const fetchSlate = (stream: { id: string; reconnectSlateUrl: string | null }, directory: string): Promise<string> =>
+    prepareSlateImage({ url: stream.reconnectSlateUrl, directory, defaultImagePath: defaultSlatePath, signal: shutdown.signal })
+      .then(async ({ imagePath, problem }) => {
+        if (problem) {
+          log.warn({ liveStreamId: stream.id, problem }, 'the reconnect slate image cannot be used; the default card stands in');
+          await markSlateUnavailable(stream.id, problem);
+        }
+        return imagePath;
+      })
+      .catch((error: unknown) => {
+        if (!shutdown.signal.aborted) log.error({ err: error, liveStreamId: stream.id }, 'could not fetch the reconnect slate');
+        return defaultSlatePath;
+      });
 
   const startBroadcast = async (publisher: RtmpPublisher): Promise<void> => {
     const stream = await db.liveStream.findUnique({ where: { streamKey: publisher.streamKey }, include: { playbackIds: true } });
@@ -203,6 +246,9 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       ending: null,
       streamPlaybackIds: stream.playbackIds.map((playbackId) => playbackId.id),
       assetPlaybackIds: [],
+      source: media,
+      slateImage: showsSlates(stream) ? fetchSlate(stream, directory) : null,
+      disconnecting: Promise.resolve(),
     };
     sessions.set(stream.id, session);
     for (const playbackId of stream.playbackIds) {
@@ -228,8 +274,14 @@ export const startLiveRuntime = async ({ env, log }: { env: Env; log: Logger }):
       const stream = await db.liveStream.findUnique({ where: { streamKey: publisher.streamKey }, select: { id: true } });
       const session = stream ? sessions.get(stream.id) : undefined;
       if (session && !session.ending && !session.publisher) {
+        // Claimed at once: a slate about to start, or a disconnect still being handled, sees it.
+        session.publisher = publisher;
+        await session.disconnecting;
         if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
         session.reconnectTimer = null;
+        session.broadcast.disconnect();
+        await session.connectionDone;
+        if (session.ending) return publisher.close('the broadcast ended');
         await markConnected(session.liveStreamId, nodeId, false, publisher.protocol);
         log.info({ liveStreamId: session.liveStreamId }, 'publisher reconnected');
         watchConnection(session, publisher);

@@ -12,13 +12,13 @@ export const liveStreamInclude = {
 } satisfies Prisma.LiveStreamInclude;
 
 // Records a `video.live_stream.*` event with the stream as it is now in `db` (call it inside the
-// transaction that made the change). `connected`/`recording` are the extra fields Mux puts in
-// the data of these events.
+// transaction that made the change). `connected`/`recording` (and `warning` for
+// video.live_stream.warning) are the extra fields Mux puts in the data of these events.
 export const recordLiveStreamEvent = async (
   db: DbClient,
   type: Exclude<Extract<WebhookEventType, `video.live_stream.${string}`>, `video.live_stream.simulcast_target.${string}`>,
   liveStreamId: string,
-  extra: { connected?: boolean; recording?: boolean } = {},
+  extra: { connected?: boolean; recording?: boolean; warning?: { type: string; message: string } } = {},
 ): Promise<void> => {
   const stream = await db.liveStream.findUnique({ where: { id: liveStreamId }, include: liveStreamInclude });
   if (!stream) return;

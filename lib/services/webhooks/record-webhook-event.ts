@@ -38,6 +38,7 @@ export type WebhookEventType =
   | 'video.live_stream.enabled'
   | 'video.live_stream.disabled'
   | 'video.live_stream.deleted'
+  | 'video.live_stream.warning'
   | 'video.live_stream.simulcast_target.created'
   | 'video.live_stream.simulcast_target.idle'
   | 'video.live_stream.simulcast_target.starting'
