@@ -77,13 +77,11 @@ export const fragmentedMp4Args = (fragmentSeconds: number, fd: number): string[]
 const audioArgs = (audioCodec: 'copy' | 'aac'): string[] =>
   audioCodec === 'copy' ? ['-c:a', 'copy'] : ['-c:a', 'aac', '-b:a', AAC_BITRATE, '-ar', '48000', '-ac', '2'];
 
-const encodeArgs = (rung: EncodedLiveRung, preset: string): string[] => [
-  // Source timestamps, untouched: the default frame-rate time base would round them to a 1/fps
-  // grid, moving the keyframes of encoded rungs off those of the passed-through one.
-  '-fps_mode',
-  'passthrough',
-  '-enc_time_base:v',
-  `1/${LIVE_VIDEO_TIMESCALE}`,
+/**
+ * The x264 settings every live rung shares, the publisher's encoded rungs and a slate's alike;
+ * `keyframes` is -force_key_frames' value (the source's keyframes, or a slate's every segment).
+ */
+export const liveX264Args = ({ preset, tune, keyframes }: { preset: string; tune: string; keyframes: string }): string[] => [
   '-c:v',
   'libx264',
   '-preset',
@@ -91,11 +89,11 @@ const encodeArgs = (rung: EncodedLiveRung, preset: string): string[] => [
   // zerolatency: no frame lookahead and sliced threads, so a frame leaves the encoder as soon as
   // it is encoded instead of a second or more later.
   '-tune',
-  'zerolatency',
-  // Keyframes exactly where the source has them and nowhere else (no scene cuts, no x264 GOP
-  // limit), so every rung cuts segments at the same instants and players can switch between them.
+  tune,
+  // Keyframes exactly where asked and nowhere else (no scene cuts, no x264 GOP limit), so every
+  // rung cuts segments at the same instants and players can switch between them.
   '-force_key_frames',
-  'source',
+  keyframes,
   '-sc_threshold',
   '0',
   '-x264-params',
@@ -105,6 +103,16 @@ const encodeArgs = (rung: EncodedLiveRung, preset: string): string[] => [
   // presentation times, so parts would start at other decode times than the source's.
   '-bf',
   '0',
+];
+
+const encodeArgs = (rung: EncodedLiveRung, preset: string): string[] => [
+  // Source timestamps, untouched: the default frame-rate time base would round them to a 1/fps
+  // grid, moving the keyframes of encoded rungs off those of the passed-through one.
+  '-fps_mode',
+  'passthrough',
+  '-enc_time_base:v',
+  `1/${LIVE_VIDEO_TIMESCALE}`,
+  ...liveX264Args({ preset, tune: 'zerolatency', keyframes: 'source' }),
   '-b:v',
   String(rung.videoBitrate),
   '-maxrate',

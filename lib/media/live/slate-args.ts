@@ -1,5 +1,5 @@
 import type { LiveRung } from './live-ladder';
-import { FIRST_OUTPUT_FD, fragmentedMp4Args, LIVE_VIDEO_TIMESCALE, PROGRESS_ARGS } from './live-transcode-args';
+import { FIRST_OUTPUT_FD, fragmentedMp4Args, LIVE_VIDEO_TIMESCALE, liveX264Args, PROGRESS_ARGS } from './live-transcode-args';
 
 // ffmpeg arguments for a reconnect slate, as data: while a publisher is away inside its reconnect
 // window, one ffmpeg shows a still image with silence in every rung of the broadcast, written
@@ -7,9 +7,9 @@ import { FIRST_OUTPUT_FD, fragmentedMp4Args, LIVE_VIDEO_TIMESCALE, PROGRESS_ARGS
 // broadcast's timelines, playlists and recording take it as one more connection.
 //
 // The image is decoded and scaled once per rung, then repeated by the loop filter and paced to
-// real time by the realtime filter (after a first burst, see burstThenRealTime): measured here for a 1080p source with two encoded rungs, 0.18
-// CPU-s per second, against 0.51 when the image demuxer re-reads and re-decodes the PNG for every
-// frame (`-loop 1`). Keyframes fall every segment duration, so segments come out at the
+// real time by the realtime filter (after a first burst, see burstThenRealTime): measured here
+// for a 1080p source with two encoded rungs, 0.18 CPU-s per second, against 0.51 when the image
+// demuxer re-reads and re-decodes the PNG for every frame (`-loop 1`). Keyframes fall every segment duration, so segments come out at the
 // broadcast's own length and every rung cuts at the same instants.
 
 export type SlateAudio = { sampleRate: number; channels: number };
@@ -82,20 +82,7 @@ const slateFilterGraph = (video: SlateVideoRung[], audio: { input: number; outpu
 const slateVideoArgs = (rung: SlateVideoRung, label: string, { preset, segmentSeconds }: SlateTranscodeInput): string[] => [
   '-map',
   label,
-  '-c:v',
-  'libx264',
-  '-preset',
-  preset,
-  '-tune',
-  'stillimage,zerolatency',
-  '-force_key_frames',
-  `expr:gte(t,n_forced*${segmentSeconds})`,
-  '-sc_threshold',
-  '0',
-  '-x264-params',
-  'keyint=infinite',
-  '-bf',
-  '0',
+  ...liveX264Args({ preset, tune: 'stillimage,zerolatency', keyframes: `expr:gte(t,n_forced*${segmentSeconds})` }),
   '-crf',
   SLATE_CRF,
   '-maxrate',

@@ -41,9 +41,6 @@ type PackagerSetup = {
   stopGraceMs?: number;
 };
 
-/** The publisher's media as the ingest described it, which a slate takes its shape from. */
-export type SlateSource = LiveSourceInfo;
-
 const BEHIND_WARNING_SECONDS = 3;
 
 type RungTracks = { tracks: InitTrack[]; defaults: Map<number, TrackFragmentDefaults> };
@@ -106,7 +103,7 @@ export class Broadcast {
    * Shows the slate while the publisher is away: a connection of its own (after a discontinuity,
    * like a reconnect) until disconnect() stops it; resolves then.
    */
-  showSlate({ imagePath, source, ffmpegPath, preset }: { imagePath: string; source: SlateSource; ffmpegPath: string; preset: string }): Promise<void> {
+  showSlate({ imagePath, source, ffmpegPath, preset }: { imagePath: string; source: LiveSourceInfo; ffmpegPath: string; preset: string }): Promise<void> {
     const frameRate = source.video?.frameRate && source.video.frameRate <= 60 ? source.video.frameRate : DEFAULT_SLATE_FRAME_RATE;
     const transcode = liveSlateArgs({
       imagePath,

@@ -22,10 +22,11 @@ import {
 } from './live-files';
 
 // Turns a finished broadcast's recording into an ordinary on-demand asset: each connection's
-// source segments (the publisher's, or the slate shown while it was away) (those segments.jsonl lists, so never a half-written one) are joined behind
-// their init segment into one fragmented MP4, the pieces are remuxed into one progressive MP4
-// (timestamps continuous, so the gaps between connections are not counted), and that file goes
-// through the usual ingest as the asset's source. Safe to repeat: a restart runs it again.
+// source segments — the publisher's, or the slate shown while it was away; those segments.jsonl
+// lists, so never a half-written one — are joined behind their init segment into one fragmented
+// MP4, the pieces are remuxed into one progressive MP4 (timestamps continuous, so the gaps
+// between connections are not counted), and that file goes through the usual ingest as the
+// asset's source. Safe to repeat: a restart runs it again.
 
 const REMUX_TIMEOUT_MS = 30 * 60_000;
 
@@ -61,7 +62,6 @@ const writePiece = async (piecePath: string, files: string[]): Promise<void> => 
     await piece.close();
   }
 };
-
 
 /** Builds the recording's source file; returns its spans, or null when nothing was recorded. */
 const buildSourceFile = async (assetId: string, signal: AbortSignal): Promise<RecordingTime[] | null> => {
