@@ -13,12 +13,16 @@ const children = new ChildProcessSet();
 
 export type RungOutput = { init: Buffer; fragments: Buffer[] };
 
-/** `stopAfterMs`: for an endless input (a slate), stop ffmpeg with SIGTERM then, as the runtime does. */
+/**
+ * `stopAfterMs`: for an endless input (a slate), stop ffmpeg with SIGTERM then, as the runtime does.
+ * `ranMs`: spawn to exit, what a paced output is bounded by (a loaded machine fires the timer late).
+ */
 export const runLivePackager = async (
   args: string[],
   outputFds: number[],
   { stopAfterMs }: { stopAfterMs?: number } = {},
-): Promise<{ rungs: RungOutput[]; progress: string; stderr: string }> => {
+): Promise<{ rungs: RungOutput[]; progress: string; stderr: string; ranMs: number }> => {
+  const startedAt = performance.now();
   const child = spawn(FFMPEG, args, { stdio: ['ignore', 'pipe', 'pipe', ...outputFds.map(() => 'pipe' as const)] });
   const stopTimer = stopAfterMs === undefined ? null : setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
   let progress = '';
@@ -47,12 +51,13 @@ export const runLivePackager = async (
     return { output, ended };
   });
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ranMs = performance.now() - startedAt;
   if (stopTimer) clearTimeout(stopTimer);
   await Promise.all(rungs.map((rung) => rung.ended));
   // ffmpeg exits with 255 when a signal stopped it.
   const stoppedAsAsked = stopAfterMs !== undefined && exitCode === 255;
   if (exitCode !== 0 && !stoppedAsAsked) throw new Error(`live packager exited with ${exitCode}: ${stderr}`);
-  return { rungs: rungs.map((rung) => rung.output), progress, stderr };
+  return { rungs: rungs.map((rung) => rung.output), progress, stderr, ranMs };
 };
 
 const run = async (command: string, args: string[]) => {

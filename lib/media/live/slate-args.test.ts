@@ -104,7 +104,7 @@ describe('liveSlateArgs with ffmpeg', () => {
   test('the burst at once, then real time; segment-long GOPs, the picture letterboxed, silence in the source layout; every rung decodes', async () => {
     const { args, outputFds } = liveSlateArgs(slateInput({ imagePath: path.join(dir, 'slate.png') }));
     const runMs = 3_200;
-    const { rungs: outputs } = await runLivePackager(args, outputFds, { stopAfterMs: runMs });
+    const { rungs: outputs, ranMs } = await runLivePackager(args, outputFds, { stopAfterMs: runMs });
     for (const [index, output] of outputs.entries()) {
       const tracks = readInitTracks(output.init);
       const video = tracks.find((track) => track.kind === 'video')!;
@@ -117,11 +117,12 @@ describe('liveSlateArgs with ffmpeg', () => {
         .filter((timing) => timing.trackId === video.trackId && timing.firstSampleIsSync)
         .map((timing) => Number(timing.baseDecodeTime) / video.timescale);
       expect(keyframeTimes[1]! - keyframeTimes[0]!).toBeCloseTo(1, 1);
-      // About the burst plus the run (and what ffmpeg flushes on SIGTERM): paced after the burst, not racing ahead.
+      // At most the burst plus the time ffmpeg ran (wall clock, not the timer: under load SIGTERM
+      // comes late) and a GOP of slack: paced after the burst, not racing ahead.
       const lastKeyframe = keyframeTimes.at(-1)!;
       const keyframesSeen = `keyframes at ${keyframeTimes.join(', ')}`;
       expect(lastKeyframe, keyframesSeen).toBeGreaterThanOrEqual(3);
-      expect(lastKeyframe, keyframesSeen).toBeLessThanOrEqual(runMs / 1000 + 1.5 + 1);
+      expect(lastKeyframe, keyframesSeen).toBeLessThanOrEqual(ranMs / 1000 + 1.5 + 1);
       const file = path.join(dir, `rung${index}.mp4`);
       await writeFile(file, Buffer.concat([output.init, ...output.fragments]));
       expect(await decodeErrors(file)).toBe('');
