@@ -327,7 +327,8 @@ test('refusals: baseline tier, bad ranges and modes, features Keyframe lacks, un
   expectApiError(await create({ low_latency: true, latency_mode: 'standard' }), 400, 'invalid_parameters', /disagrees/);
   expectApiError(await create({ simulcast_targets: [{ url: 'https://live.example.com/app', stream_key: 'abc' }] }), 400, 'invalid_parameters', /^simulcast_targets\[0\]\.url: /);
   expectApiError(await create({ embedded_subtitles: [{ name: 'CC', language_channel: 'cc1' }] }), 400, 'invalid_parameters', /^embedded_subtitles: .*not supported/);
-  expectApiError(await create({ generated_subtitles: [{ name: 'Auto', language_code: 'en' }] }), 400, 'invalid_parameters', /^generated_subtitles: .*not supported/);
+  expectApiError(await create({ generated_subtitles: [{ name: 'Auto', language_code: 'fr' }] }), 400, 'invalid_parameters', /^generated_subtitles: language_code "fr".*English only/);
+  expectApiError(await create({ generated_subtitles: [{ name: 'A' }, { name: 'B' }] }), 400, 'invalid_parameters', /At most one subtitle track/);
   expectApiError(await create({ srt_passphrase: 'secret' }), 400, 'invalid_parameters', /^srt_passphrase: .*SRT/);
   expectApiError(await create({ advanced_playback_policies: [{ policy: 'drm', drm_configuration_id: 'x' }] }), 400, 'invalid_parameters', /drm/);
   expectApiError(
@@ -342,8 +343,13 @@ test('refusals: baseline tier, bad ranges and modes, features Keyframe lacks, un
   expectApiError(await api.patch(`/video/v1/live-streams/${other.id}`, { new_asset_settings: { video_quality: 'basic' } }), 400, 'invalid_parameters', /smart tier only/);
   expectApiError(await api.patch(`/video/v1/live-streams/${other.id}`, { new_asset_settings: { playback_policies: ['signed'] } }), 400, 'invalid_parameters', /playback_policies/);
   expectApiError(await api.patch(`/video/v1/live-streams/${other.id}`, { reconnect_window: 2000 }), 400, 'invalid_parameters', /^reconnect_window: /);
+  // generated_subtitles are set (and cleared with []) through their own sub-resource.
+  const captioned = await mux.video.liveStreams.updateGeneratedSubtitles(other.id, { generated_subtitles: [{ name: 'Auto' }] });
+  expect(captioned.generated_subtitles).toEqual([{ name: 'Auto', language_code: 'en' }]);
+  expect((await mux.video.liveStreams.retrieve(other.id)).generated_subtitles).toEqual([{ name: 'Auto', language_code: 'en' }]);
+  expect((await mux.video.liveStreams.updateGeneratedSubtitles(other.id, { generated_subtitles: [] })).generated_subtitles).toBeUndefined();
+  await expect(mux.video.liveStreams.updateGeneratedSubtitles(other.id, { generated_subtitles: [{ language_code: 'de' }] })).rejects.toBeInstanceOf(Mux.BadRequestError);
   // Mux's sub-resources Keyframe lacks answer 400 saying so.
-  await expect(mux.video.liveStreams.updateGeneratedSubtitles(other.id, { generated_subtitles: [{ name: 'Auto' }] })).rejects.toBeInstanceOf(Mux.BadRequestError);
   await expect(mux.video.liveStreams.updateEmbeddedSubtitles(other.id, { embedded_subtitles: [] })).rejects.toBeInstanceOf(Mux.BadRequestError);
   expectApiError(await api.post(`/video/v1/live-streams/${WELL_FORMED_UNKNOWN_ID}/simulcast-targets`, { url: 'rtmp://x/app' }), 404, 'not_found');
   expectApiError(await api.get(`/video/v1/live-streams/${other.id}/no-such-thing`), 404, 'not_found');

@@ -135,6 +135,7 @@ export const parseLiveConnectionFolder = (name: string): number | null => number
 
 /** One line per segment of the source rendition, written after the segment's file. */
 export const LIVE_SEGMENT_INDEX_FILE = 'segments.jsonl';
+export const LIVE_CAPTIONS_INDEX_FILE = 'captions.jsonl';
 
 /** What a broadcast's folder holds, written when it starts. */
 export const BROADCAST_MANIFEST_FILE = 'broadcast.json';

@@ -38,6 +38,7 @@ describe('normalizeCreateLiveStream', () => {
       maxContinuousDuration: 43200,
       useSlateForStandardLatency: false,
       reconnectSlateUrl: null,
+      generatedSubtitlesJson: null,
       audioOnly: false,
       passthrough: null,
       metaJson: null,
@@ -100,10 +101,20 @@ describe('normalizeCreateLiveStream', () => {
   test('features Keyframe does not have are refused, each with its own message; empty lists ask for nothing', () => {
     const messages = problems({
       embedded_subtitles: [{ language_channel: 'cc1' }],
-      generated_subtitles: [{ language_code: 'en' }],
+      generated_subtitles: [{ language_code: 'fr' }],
     });
-    expect(messages).toEqual([expect.stringMatching(/^embedded_subtitles: .*not supported/), expect.stringMatching(/^generated_subtitles: .*not supported/)]);
+    expect(messages).toEqual([expect.stringMatching(/^embedded_subtitles: .*not supported/), expect.stringMatching(/^generated_subtitles: language_code "fr" .*English only/)]);
+    expect(problems({ generated_subtitles: [{ transcription_vocabulary_ids: ['v1'] }] })).toEqual([expect.stringMatching(/transcription_vocabulary_ids .*not supported/)]);
     expect(create({ embedded_subtitles: [], generated_subtitles: [] }).ok).toBe(true);
+  });
+
+  test('generated_subtitles: English, one track, stored with its name and language filled in', () => {
+    const created = create({ generated_subtitles: [{ passthrough: 'p' }] });
+    expect(created.ok && JSON.parse(created.value.generatedSubtitlesJson!)).toEqual([{ name: 'English (generated)', language_code: 'en', passthrough: 'p' }]);
+    const named = create({ generated_subtitles: [{ name: 'Captions', language_code: 'en-US' }] });
+    expect(named.ok && JSON.parse(named.value.generatedSubtitlesJson!)).toEqual([{ name: 'Captions', language_code: 'en-US' }]);
+    const none = create({});
+    expect(none.ok && none.value.generatedSubtitlesJson).toBeNull();
   });
 
   test('simulcast targets are taken in the order sent, as stored values', () => {
@@ -247,6 +258,7 @@ describe('serializeLiveStream', () => {
     maxContinuousDuration: 43200,
     useSlateForStandardLatency: false,
     reconnectSlateUrl: null,
+    generatedSubtitlesJson: null,
     audioOnly: false,
     passthrough: null,
     metaJson: null,
@@ -317,9 +329,8 @@ describe('serializeLiveStream', () => {
 });
 
 describe('unsupportedLiveSubresource', () => {
-  test('names the two Mux live features Keyframe lacks, and nothing else', () => {
+  test('names the Mux live feature Keyframe lacks, and nothing else', () => {
     expect(unsupportedLiveSubresource('embedded-subtitles')).toMatch(/not supported/);
-    expect(unsupportedLiveSubresource('generated-subtitles')).toMatch(/not supported/);
-    for (const other of ['constructor', 'toString', 'playback-ids', 'simulcast-targets', undefined]) expect(unsupportedLiveSubresource(other)).toBeUndefined();
+    for (const other of ['constructor', 'toString', 'playback-ids', 'simulcast-targets', 'generated-subtitles', undefined]) expect(unsupportedLiveSubresource(other)).toBeUndefined();
   });
 });

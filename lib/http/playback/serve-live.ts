@@ -13,7 +13,7 @@ import { sendPlaybackError } from './send-playback-reply';
 // origin request), segments and parts for ever (they never change under their URL).
 
 const cacheControlOf = (answer: LiveAnswer): string => {
-  if (answer.kind === 'media') return immutableCacheControl(answer.cacheability);
+  if (answer.kind !== 'playlist') return immutableCacheControl(answer.cacheability);
   if (!answer.changing) return playlistCacheControl(answer.cacheability);
   return `${answer.cacheability.scope}, max-age=1`;
 };
@@ -41,7 +41,7 @@ export const serveLive = async ({
     const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
     response.writeHead(200, {
       ...PLAYBACK_CORS_HEADERS,
-      'content-type': answer.kind === 'playlist' ? CONTENT_TYPES.m3u8 : CONTENT_TYPES.mp4,
+      'content-type': answer.kind === 'playlist' ? CONTENT_TYPES.m3u8 : answer.kind === 'text' ? CONTENT_TYPES.vtt : CONTENT_TYPES.mp4,
       'content-length': body.length,
       'cache-control': cacheControlOf(answer),
     });

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { buildPocketsphinxArgs, DEFAULT_POCKETSPHINX_MODEL_DIR, isFillerToken, parsePocketsphinxWords } from './pocketsphinx';
+import {
+  buildPocketsphinxArgs,
+  buildPocketsphinxStreamArgs,
+  DEFAULT_POCKETSPHINX_MODEL_DIR,
+  isFillerToken,
+  parsePocketsphinxWords,
+  PocketsphinxUtteranceReader,
+} from './pocketsphinx';
 
 const option = (args: string[], name: string) => args[args.indexOf(name) + 1];
 
@@ -72,5 +79,41 @@ describe('buildPocketsphinxArgs', () => {
   test('another model folder', () => {
     const args = buildPocketsphinxArgs({ wavPath: 'a.wav', modelDir: '/opt/models/en-us' });
     expect(option(args, '-hmm')).toBe('/opt/models/en-us/en-us');
+  });
+});
+
+describe('PocketsphinxUtteranceReader', () => {
+  test('utterances as their </s> arrives, whatever the chunking; a cut-short one at the end', () => {
+    const reader = new PocketsphinxUtteranceReader();
+    const cut = OUTPUT.indexOf('duct 1.410');
+    expect(reader.push(OUTPUT.slice(0, cut))).toEqual([]);
+    const rest = OUTPUT.slice(cut);
+    const untilSecond = rest.indexOf('making(3)');
+    expect(reader.push(rest.slice(0, untilSecond))).toEqual([
+      [
+        { word: 'welcome', start: 0.15, end: 0.6 },
+        { word: 'to', start: 0.61, end: 0.73 },
+        { word: 'the', start: 0.74, end: 0.85 },
+        { word: 'weekly', start: 0.91, end: 1.25 },
+        { word: 'product', start: 1.41, end: 1.79 },
+      ],
+    ]);
+    expect(reader.push('making(3) 18.010 18.400 0.997303')).toEqual([]);
+    expect(reader.end()).toEqual([
+      [
+        { word: 'hard', start: 17.26, end: 17.71 },
+        { word: 'on', start: 17.8, end: 17.9 },
+        { word: 'making', start: 18.01, end: 18.4 },
+      ],
+    ]);
+    expect(reader.end()).toEqual([]);
+  });
+
+  test('streaming arguments: PCM from stdin, short end-of-utterance silence, no log', () => {
+    const args = buildPocketsphinxStreamArgs({ modelDir: '/models' });
+    expect(option(args, '-infile')).toBe('/dev/stdin');
+    expect(option(args, '-vad_postspeech')).toBe('12');
+    expect(option(args, '-logfn')).toBe('/dev/null');
+    expect(option(args, '-hmm')).toBe('/models/en-us');
   });
 });

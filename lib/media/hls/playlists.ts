@@ -25,7 +25,7 @@ export type MultivariantInput = {
 };
 
 const AUDIO_GROUP = 'audio';
-const SUBTITLES_GROUP = 'subs';
+export const SUBTITLES_GROUP = 'subs';
 // What Apple's authoring spec asks SDH (closed captions as subtitles) to carry, as Mux writes it.
 const SDH_CHARACTERISTICS = 'public.accessibility.transcribes-spoken-dialog,public.accessibility.describes-music-and-sound';
 
@@ -46,7 +46,7 @@ const audioMediaLine = (media: AudioMedia) =>
   ].join(',')}`;
 
 // Attribute order as Mux writes it (mux-api-2.md §3.5).
-const subtitlesMediaLine = (media: SubtitlesMedia) =>
+export const subtitlesMediaLine = (media: SubtitlesMedia): string =>
   `#EXT-X-MEDIA:${[
     'TYPE=SUBTITLES',
     `GROUP-ID="${SUBTITLES_GROUP}"`,

@@ -252,6 +252,17 @@ describe('renderLiveMultivariantPlaylist', () => {
     );
   });
 
+  test('generated captions: a subtitles group every variant names', () => {
+    const text = renderLiveMultivariantPlaylist([{ uri: 'source/index.m3u8', bandwidth: 2_000_000, codecs: 'avc1.64001f,mp4a.40.2' }], {
+      subtitles: [{ uri: 'p/subtitles-generated.m3u8', name: 'English (generated)', language: 'en', closedCaptions: false, isDefault: false }],
+    });
+    expect(text.split('\n').slice(3, 6)).toEqual([
+      '#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English (generated)",AUTOSELECT=YES,DEFAULT=NO,FORCED=NO,LANGUAGE="en",URI="p/subtitles-generated.m3u8"',
+      '#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",SUBTITLES="subs"',
+      'source/index.m3u8',
+    ]);
+  });
+
   test('audio only: codecs alone', () => {
     expect(renderLiveMultivariantPlaylist([{ uri: 'audio/index.m3u8', bandwidth: 136_000, codecs: 'mp4a.40.2' }])).toBe(
       '#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=136000,CODECS="mp4a.40.2"\naudio/index.m3u8\n',

@@ -1,3 +1,5 @@
+import { SUBTITLES_GROUP, subtitlesMediaLine, type SubtitlesMedia } from '../hls/playlists';
+
 // Live HLS playlist text (RFC 8216bis, draft 16, and Apple's "Enabling Low-Latency HLS"), fMP4
 // segments with audio muxed into every rendition.
 //
@@ -17,8 +19,11 @@ export type LiveSegmentEntry = {
   msn: number;
   durationSeconds: number;
   uri: string;
-  /** EXT-X-MAP is written before the first segment and again wherever it changes (after a reconnect). */
-  mapUri: string;
+  /**
+   * EXT-X-MAP is written before the first segment and again wherever it changes (after a
+   * reconnect); absent for segments that need none (WebVTT).
+   */
+  mapUri?: string;
   /** Ingest wall-clock time of the segment's first frame. */
   programDateTime: Date;
   /** First segment after a reconnect. */
@@ -111,13 +116,13 @@ export const renderLiveMediaPlaylist = (input: LiveMediaPlaylistInput): string =
   lines.push(`#EXT-X-MEDIA-SEQUENCE:${input.mediaSequence}`);
   if (input.discontinuitySequence > 0) lines.push(`#EXT-X-DISCONTINUITY-SEQUENCE:${input.discontinuitySequence}`);
   if (playlistType === 'event') lines.push('#EXT-X-PLAYLIST-TYPE:EVENT');
-  // Every segment starts with a keyframe: the cut rule of live-segmenter.ts.
+  // Every segment starts with a keyframe: the cut rule of live-segmenter.ts (and WebVTT has none to need).
   lines.push('#EXT-X-INDEPENDENT-SEGMENTS');
 
   let currentMap: string | null = null;
-  const segmentHead = (segment: { mapUri: string; programDateTime: Date; discontinuity: boolean }) => {
+  const segmentHead = (segment: { mapUri?: string; programDateTime: Date; discontinuity: boolean }) => {
     if (segment.discontinuity) lines.push('#EXT-X-DISCONTINUITY');
-    if (segment.mapUri !== currentMap) {
+    if (segment.mapUri !== undefined && segment.mapUri !== currentMap) {
       lines.push(`#EXT-X-MAP:URI=${quoted(segment.mapUri)}`);
       currentMap = segment.mapUri;
     }
@@ -145,10 +150,13 @@ export const renderLiveMediaPlaylist = (input: LiveMediaPlaylistInput): string =
   return `${lines.join('\n')}\n`;
 };
 
-/** The live multivariant playlist: one variant per rung, audio muxed in, highest bandwidth first. */
-export const renderLiveMultivariantPlaylist = (variants: LiveVariant[]): string => {
+/**
+ * The live multivariant playlist: one variant per rung, audio muxed in, highest bandwidth first;
+ * `subtitles` (generated live captions) as a subtitles group every variant names.
+ */
+export const renderLiveMultivariantPlaylist = (variants: LiveVariant[], { subtitles = [] }: { subtitles?: SubtitlesMedia[] } = {}): string => {
   if (variants.length === 0) throw new Error('A multivariant playlist needs at least one variant');
-  const lines = ['#EXTM3U', `#EXT-X-VERSION:${VERSION}`, '#EXT-X-INDEPENDENT-SEGMENTS'];
+  const lines = ['#EXTM3U', `#EXT-X-VERSION:${VERSION}`, '#EXT-X-INDEPENDENT-SEGMENTS', ...subtitles.map(subtitlesMediaLine)];
   for (const variant of [...variants].sort((a, b) => b.bandwidth - a.bandwidth)) {
     // No CLOSED-CAPTIONS=NONE, unlike on-demand: a publisher's H.264 may carry CEA-608 captions,
     // which pass through with the source rendition.
@@ -158,6 +166,7 @@ export const renderLiveMultivariantPlaylist = (variants: LiveVariant[]): string 
       `CODECS=${quoted(variant.codecs)}`,
       ...(variant.resolution ? [`RESOLUTION=${variant.resolution.width}x${variant.resolution.height}`] : []),
       ...(variant.frameRate ? [`FRAME-RATE=${variant.frameRate.toFixed(3)}`] : []),
+      ...(subtitles.length > 0 ? [`SUBTITLES=${quoted(SUBTITLES_GROUP)}`] : []),
     ];
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, variant.uri);
   }

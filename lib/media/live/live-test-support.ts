@@ -15,15 +15,19 @@ export type RungOutput = { init: Buffer; fragments: Buffer[] };
 
 /**
  * `stopAfterMs`: for an endless input (a slate), stop ffmpeg with SIGTERM then, as the runtime does.
+ * `rawFd`: one more output pipe, read whole into `raw` (the captions' PCM).
  * `ranMs`: spawn to exit, what a paced output is bounded by (a loaded machine fires the timer late).
  */
 export const runLivePackager = async (
   args: string[],
   outputFds: number[],
-  { stopAfterMs }: { stopAfterMs?: number } = {},
-): Promise<{ rungs: RungOutput[]; progress: string; stderr: string; ranMs: number }> => {
+  { stopAfterMs, rawFd }: { stopAfterMs?: number; rawFd?: number } = {},
+): Promise<{ rungs: RungOutput[]; progress: string; stderr: string; ranMs: number; raw: Buffer }> => {
   const startedAt = performance.now();
-  const child = spawn(FFMPEG, args, { stdio: ['ignore', 'pipe', 'pipe', ...outputFds.map(() => 'pipe' as const)] });
+  const lastFd = Math.max(...outputFds, rawFd ?? 0);
+  const child = spawn(FFMPEG, args, { stdio: ['ignore', 'pipe', 'pipe', ...Array.from({ length: lastFd - 2 }, () => 'pipe' as const)] });
+  const rawChunks: Buffer[] = [];
+  if (rawFd !== undefined) (child.stdio[rawFd] as Readable).on('data', (chunk: Buffer) => rawChunks.push(chunk));
   const stopTimer = stopAfterMs === undefined ? null : setTimeout(() => child.kill('SIGTERM'), stopAfterMs);
   let progress = '';
   let stderr = '';
@@ -57,7 +61,7 @@ export const runLivePackager = async (
   // ffmpeg exits with 255 when a signal stopped it.
   const stoppedAsAsked = stopAfterMs !== undefined && exitCode === 255;
   if (exitCode !== 0 && !stoppedAsAsked) throw new Error(`live packager exited with ${exitCode}: ${stderr}`);
-  return { rungs: rungs.map((rung) => rung.output), progress, stderr, ranMs };
+  return { rungs: rungs.map((rung) => rung.output), progress, stderr, ranMs, raw: Buffer.concat(rawChunks) };
 };
 
 const run = async (command: string, args: string[]) => {

@@ -71,6 +71,15 @@ describe('liveTranscodeArgs', () => {
     expect(valueAfter(audioOnly.args, '-frag_duration')).toBe('1000000');
   });
 
+  test('the captions feed: the first audio as 16 kHz mono PCM on its own pipe, after the rungs', () => {
+    const withSpeech = liveTranscodeArgs({ inputUrl: 'x', rungs: twoRungs, fragmentSeconds: 1, preset: 'superfast', audioCodec: 'copy', speechFd: 5 });
+    expect(withSpeech.outputFds).toEqual([3, 4]);
+    expect(withSpeech.args.slice(withSpeech.args.indexOf('pipe:4') + 1).join(' ')).toBe(
+      '-map 0:a:0 -vn -af aresample=16000:async=1 -ac 1 -ar 16000 -c:a pcm_s16le -f s16le pipe:5',
+    );
+    expect(() => liveTranscodeArgs({ inputUrl: 'x', rungs: twoRungs, fragmentSeconds: 1, preset: 'superfast', audioCodec: 'copy', speechFd: 4 })).toThrow();
+  });
+
   test('refuses an empty ladder and a non-positive fragment duration', () => {
     expect(() => liveTranscodeArgs({ inputUrl: 'x', rungs: [], fragmentSeconds: 1, preset: 'superfast', audioCodec: 'copy' })).toThrow();
     expect(() => liveTranscodeArgs({ inputUrl: 'x', rungs: twoRungs, fragmentSeconds: 0, preset: 'superfast', audioCodec: 'copy' })).toThrow(RangeError);
@@ -205,6 +214,18 @@ describe('the live packager on a 6 s source', () => {
       expect(Number(probed.format?.duration)).toBeCloseTo(6, 1);
       expect(await decodeErrors(file)).toBe('');
     }
+  });
+
+  test('the captions feed carries the whole audio as 16 kHz mono PCM beside the rungs', async () => {
+    const { args, outputFds } = liveTranscodeArgs({ inputUrl: plainSource, rungs: twoRungs, fragmentSeconds: FRAGMENT_SECONDS, preset: 'superfast', audioCodec: 'copy', speechFd: 5 });
+    const { rungs, raw } = await runLivePackager(args, outputFds, { rawFd: 5 });
+    expect(rungs.every((rung) => rung.fragments.length > 0)).toBe(true);
+    // 6 s of 16-bit samples at 16 kHz (AAC's priming and padding may add a frame or two).
+    expect(raw.length / 32_000).toBeGreaterThan(5.9);
+    expect(raw.length / 32_000).toBeLessThan(6.2);
+    // The 440 Hz sine: loud, not silence.
+    const samples = Array.from({ length: 1000 }, (_, index) => Math.abs(raw.readInt16LE(32_000 + index * 2)));
+    expect(Math.max(...samples)).toBeGreaterThan(1000);
   });
 
   test('audio only: one AAC track, segments cut on fragment boundaries', async () => {

@@ -1,3 +1,4 @@
+import { SPEECH_SAMPLE_RATE } from '../captions/speech-audio-args';
 import type { EncodedLiveRung, LiveRung } from './live-ladder';
 
 // ffmpeg arguments for the live packager, as data. One ffmpeg per broadcast reads the ingest once
@@ -25,7 +26,34 @@ export type LiveTranscodeInput = {
   /** x264 preset of the encoded rungs (`superfast` keeps two rungs real-time on 2 cores). */
   preset: string;
   audioCodec: 'copy' | 'aac';
+  /**
+   * Also write the first audio stream for the live captions recogniser to this pipe: raw 16 kHz
+   * mono s16le (see speechPcmOutputArgs). Only for a source with audio.
+   */
+  speechFd?: number;
 };
+
+/**
+ * The recogniser's feed: raw PCM carries no timestamps, so gaps in the publisher's audio are
+ * filled with silence (aresample async) and a recognised time, counted in samples, stays the
+ * media time since the first audio sample.
+ */
+export const speechPcmOutputArgs = (fd: number): string[] => [
+  '-map',
+  '0:a:0',
+  '-vn',
+  '-af',
+  `aresample=${SPEECH_SAMPLE_RATE}:async=1`,
+  '-ac',
+  '1',
+  '-ar',
+  String(SPEECH_SAMPLE_RATE),
+  '-c:a',
+  'pcm_s16le',
+  '-f',
+  's16le',
+  `pipe:${fd}`,
+];
 
 // Input side, measured with node-media-server 2.7.4 on this box (720p30 publisher, packager
 // started when the publish begins): ffmpeg's defaults put the first fragment out 1.6 s after the
@@ -134,7 +162,7 @@ const encodeArgs = (rung: EncodedLiveRung, preset: string): string[] => [
  *   while the packager keeps up and grows while it does not; growth over a few seconds is the cue
  *   to drop the lowest encoded rung. `drop_frames` / `dup_frames` stay 0 (timestamps pass through).
  */
-export const liveTranscodeArgs = ({ inputUrl, rungs, fragmentSeconds, preset, audioCodec }: LiveTranscodeInput): { args: string[]; outputFds: number[] } => {
+export const liveTranscodeArgs = ({ inputUrl, rungs, fragmentSeconds, preset, audioCodec, speechFd }: LiveTranscodeInput): { args: string[]; outputFds: number[] } => {
   if (rungs.length === 0) throw new Error('A live transcode needs at least one rung');
   if (!(fragmentSeconds > 0)) throw new RangeError(`fragmentSeconds must be positive, got ${fragmentSeconds}`);
   const encoded = rungs.filter((rung): rung is EncodedLiveRung => rung.kind === 'encode');
@@ -166,6 +194,10 @@ export const liveTranscodeArgs = ({ inputUrl, rungs, fragmentSeconds, preset, au
     }
     args.push(...fragmentedMp4Args(fragmentSeconds, fd));
   });
+  if (speechFd !== undefined) {
+    if (outputFds.includes(speechFd)) throw new Error(`pipe:${speechFd} already carries a rung`);
+    args.push(...speechPcmOutputArgs(speechFd));
+  }
   return { args, outputFds };
 };
 

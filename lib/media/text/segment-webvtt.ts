@@ -45,8 +45,8 @@ export const segmentSpans = (durations: readonly number[]): { start: number; end
 };
 
 /** The cues overlapping [start, end); `cues` sorted by start. */
-export const cuesInSpan = (cues: readonly Cue[], { start, end }: { start: number; end: number }): Cue[] => {
-  const found: Cue[] = [];
+export const cuesInSpan = <T extends Cue>(cues: readonly T[], { start, end }: { start: number; end: number }): T[] => {
+  const found: T[] = [];
   for (const cue of cues) {
     if (cue.start >= end) break;
     if (cue.end > start) found.push(cue);

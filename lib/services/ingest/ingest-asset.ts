@@ -203,7 +203,9 @@ export const ingestAsset = async ({
         });
         await tx.track.createMany({ data: audioRows.map((row) => ({ ...row, assetId })) });
         // Tracks the create request asked for are prepared after readiness: `preparing` in video.asset.ready.
-        const added = await insertTracks(tx, assetId, inputTracks(inputs, audioRows.find((row) => row.primary)?.id), { announce: false });
+        const added = await insertTracks(tx, assetId, inputTracks(inputs, audioRows.find((row) => row.primary)?.id, { liveRecording: isLiveIngestType(asset.ingestType) }), {
+          announce: false,
+        });
         const ready = await tx.asset.findUniqueOrThrow({ where: { id: assetId }, include: assetInclude });
         await recordWebhookEvent(tx, { type: 'video.asset.ready', object: { type: 'asset', id: assetId }, data: assetJson(ready) });
         if (isLiveIngestType(asset.ingestType)) {

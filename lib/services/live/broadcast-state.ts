@@ -1,6 +1,10 @@
 import { getDb } from '../../db/client';
+import { parseGeneratedLiveSubtitles } from '../../schemas/live-captions';
 import { recordingAssetSettings, type LiveIngestProtocol } from '../../schemas/live-stream';
+import { canonicalLanguageCode, trackSelect } from '../../schemas/track';
+import { generateId } from '../../utils/ids';
 import { insertAsset } from '../assets/insert-asset';
+import { recordTrackEvent } from '../tracks/track-events';
 import { recordLiveStreamEvent } from './live-stream-events';
 
 // The database side of a broadcast's lifecycle, each step one transaction with its webhook, in
@@ -28,7 +32,10 @@ export const markConnected = async (liveStreamId: string, ingestNodeId: string, 
 /**
  * The first media of a broadcast arrived: its recording asset is created (when the stream has
  * new_asset_settings), then the stream is active. Returns the asset's playback IDs. The
- * recording's ingest type follows the protocol markConnected recorded.
+ * recording's ingest type follows the protocol markConnected recorded. With generated_subtitles
+ * the recording has a `generated_live` text track at once (the live captions, whose WebVTT file
+ * finalize-recording.ts writes), and asks for the same captions as its first input's
+ * generated_subtitles, which the on-demand ingest makes the `generated_live_final` track.
  */
 export const markRecordingAndActive = async ({
   liveStreamId,
@@ -43,8 +50,27 @@ export const markRecordingAndActive = async ({
     let playbackIds: Array<{ id: string; policy: string }> = [];
     if (assetId && stream.newAssetSettingsJson) {
       const settings = recordingAssetSettings(stream.newAssetSettingsJson);
-      const asset = await insertAsset(tx, { settings, inputs: [], ingestType: stream.ingestProtocol === 'srt' ? 'live_srt' : 'live_rtmp', test: stream.test, assetId, liveStreamId });
+      const captions = parseGeneratedLiveSubtitles(stream.generatedSubtitlesJson);
+      const inputs = captions.length > 0 ? [{ generated_subtitles: captions }] : [];
+      const asset = await insertAsset(tx, { settings, inputs, ingestType: stream.ingestProtocol === 'srt' ? 'live_srt' : 'live_rtmp', test: stream.test, assetId, liveStreamId });
       playbackIds = asset.playbackIds;
+      for (const caption of captions) {
+        const track = await tx.track.create({
+          data: {
+            id: generateId(),
+            assetId,
+            type: 'text',
+            status: 'ready',
+            name: caption.name,
+            languageCode: canonicalLanguageCode(caption.language_code) ?? caption.language_code,
+            textType: 'subtitles',
+            textSource: 'generated_live',
+            passthrough: caption.passthrough ?? null,
+          },
+          select: trackSelect,
+        });
+        await recordTrackEvent(tx, 'video.asset.track.created', assetId, track);
+      }
       const recent = [...parseIds(stream.recentAssetIdsJson), assetId].slice(-RECENT_ASSETS_KEPT);
       await tx.liveStream.update({ where: { id: liveStreamId }, data: { activeAssetId: assetId, recentAssetIdsJson: JSON.stringify(recent) } });
     }

@@ -2,12 +2,15 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { readFragmentTimings, readInitTracks, readTrackDefaults, type InitTrack, type TrackFragmentDefaults } from '../../media/live/fragment-timing';
 import type { LiveRung, LiveSourceInfo } from '../../media/live/live-ladder';
-import { liveTranscodeArgs } from '../../media/live/live-transcode-args';
+import { FIRST_OUTPUT_FD, liveTranscodeArgs } from '../../media/live/live-transcode-args';
 import { liveSlateArgs } from '../../media/live/slate-args';
 import type { LiveSegmenterEvent } from '../../media/live/live-segmenter';
 import type { LiveVariant } from '../../media/live/live-playlists';
 import type { LatencyMode } from '../../schemas/live-stream';
-import { appendIndexLine, connectionDirectory, liveInitPath, liveSegmentPath, writeFileAtomically, type IndexedSegment } from './live-files';
+import { buildCaptionCues } from '../../media/captions/caption-cues';
+import { appendCaptionLines, appendIndexLine, connectionDirectory, liveInitPath, liveSegmentPath, writeFileAtomically, type IndexedSegment } from './live-files';
+import { startLiveCaptioner } from './live-captioner';
+import { LiveCaptionsTrack } from './live-captions';
 import { startLivePackager, type LivePackager } from './live-packager';
 import { LiveTimeline } from './live-timeline';
 import { LATENCY_PROFILES, type LatencyProfile } from './latency-profiles';
@@ -28,14 +31,27 @@ type Connection = {
   firstSegmentPending: boolean[];
   /** Wall clock of the connection's first media (see anchorOf); null until its first fragment. */
   anchorMs: number | null;
+  /** Media time (the publisher's clock) of the connection's first fragment. */
+  mediaStartSeconds: number;
   /** Per rung: the tracks of this connection's init segment, to read its fragments' times. */
   inits: Array<RungTracks | null>;
 };
 
+/** Generated live captions (the stream's generated_subtitles): the recogniser, and the rendition's name and language. */
+export type LiveCaptionsSettings = { binary: string; modelDir: string; name: string; languageCode: string };
+
+/**
+ * How long after its end a captions segment waits for the recogniser at most (see
+ * live-captions.ts): a player 3–4 s behind the live edge (reduced latency) still gets it in time.
+ */
+const CAPTIONS_HOLD_BACK_SECONDS = 3;
+/** A recogniser still answering this long after its feed ended is not waited for. */
+const CAPTIONER_FINISH_MS = 5_000;
+
 type PackagerSetup = {
   kind: Connection['kind'];
   startedAtMs: number;
-  transcode: { args: string[]; outputFds: number[] };
+  transcode: { args: string[]; outputFds: number[]; speechFd?: number };
   redact: string | null;
   ffmpegPath: string;
   stopGraceMs?: number;
@@ -63,6 +79,9 @@ export class Broadcast {
   private ended = false;
   private onFirstSegments: (() => void) | null = null;
   private behindWarned = false;
+  /** The generated captions rendition; null when the stream has none. */
+  readonly captions: LiveCaptionsTrack | null;
+  private captioners: Promise<void>[] = [];
 
   constructor(
     readonly liveStreamId: string,
@@ -72,8 +91,10 @@ export class Broadcast {
     readonly rungs: LiveRung[],
     readonly directory: string,
     private readonly log: Logger,
+    readonly captionsSettings: LiveCaptionsSettings | null = null,
   ) {
     this.profile = LATENCY_PROFILES[latencyMode];
+    this.captions = captionsSettings ? new LiveCaptionsTrack(CAPTIONS_HOLD_BACK_SECONDS, this.profile.segmentSeconds) : null;
     this.timelines = rungs.map((rung) => new LiveTimeline(rung.name, this.profile.segmentSeconds));
     this.rungInfo = rungs.map(() => null);
   }
@@ -93,10 +114,22 @@ export class Broadcast {
     else this.onFirstSegments = callback;
   }
 
-  /** Starts packaging a (re)connected publisher; resolves when that connection's media has ended. */
-  connect({ readUrl, connectedAtMs, ffmpegPath, preset }: { readUrl: string; connectedAtMs: number; ffmpegPath: string; preset: string }): Promise<void> {
-    const transcode = liveTranscodeArgs({ inputUrl: readUrl, rungs: this.rungs, fragmentSeconds: this.profile.fragmentSeconds, preset, audioCodec: 'copy' });
-    return this.runConnection({ kind: 'content', startedAtMs: connectedAtMs, transcode, redact: readUrl.slice(readUrl.lastIndexOf('/') + 1), ffmpegPath });
+  /**
+   * Starts packaging a (re)connected publisher; resolves when that connection's media has ended.
+   * `hasAudio`: the publisher sends audio (the captions' recogniser listens to it).
+   */
+  connect({ readUrl, connectedAtMs, ffmpegPath, preset, hasAudio }: { readUrl: string; connectedAtMs: number; ffmpegPath: string; preset: string; hasAudio: boolean }): Promise<void> {
+    // The captions feed goes on the pipe after the rungs'.
+    const speechFd = this.captions && hasAudio ? FIRST_OUTPUT_FD + this.rungs.length : undefined;
+    const transcode = liveTranscodeArgs({
+      inputUrl: readUrl,
+      rungs: this.rungs,
+      fragmentSeconds: this.profile.fragmentSeconds,
+      preset,
+      audioCodec: 'copy',
+      ...(speechFd !== undefined && { speechFd }),
+    });
+    return this.runConnection({ kind: 'content', startedAtMs: connectedAtMs, transcode: { ...transcode, ...(speechFd !== undefined && { speechFd }) }, redact: readUrl.slice(readUrl.lastIndexOf('/') + 1), ffmpegPath });
   }
 
   /**
@@ -142,6 +175,7 @@ export class Broadcast {
       cursorSeconds: this.rungs.map(() => 0),
       firstSegmentPending: this.rungs.map(() => index > 0),
       anchorMs: null,
+      mediaStartSeconds: 0,
       inits: this.rungs.map(() => null),
       packager: startLivePackager({
         ffmpegPath,
@@ -160,11 +194,42 @@ export class Broadcast {
       }),
     };
     this.connection = connection;
+    this.listenForCaptions(connection);
     const result = await connection.packager.done;
     for (const timeline of this.timelines) timeline.dropOpenSegment();
     await this.writes;
     if (this.connection === connection) this.connection = null;
     if (result.error) this.log.warn({ connection: index, kind, error: result.error }, 'live packager stopped with an error');
+  }
+
+  // The connection's speech goes to its own recogniser; what it hears becomes cues of the captions
+  // rendition and lines of captions.jsonl (the recording's generated_live track).
+  private listenForCaptions(connection: Connection): void {
+    const captions = this.captions;
+    if (!captions || !this.captionsSettings) return;
+    const feed = connection.packager.speech;
+    captions.openConnection(connection.index, { captioned: feed !== null });
+    if (!feed) return;
+    const captioner = startLiveCaptioner({
+      binary: this.captionsSettings.binary,
+      modelDir: this.captionsSettings.modelDir,
+      feed,
+      log: this.log.child({ connection: connection.index }),
+      // The feed starts with the connection's first audio, taken as its first segment's start.
+      onUtterance: (words) => {
+        const cues = buildCaptionCues(words);
+        captions.addCues(connection.index, cues, words.at(-1)!.end);
+        this.queueWrite(() => appendCaptionLines(this.directory, connection.index, cues));
+      },
+    });
+    const finished = Promise.race([
+      captioner.done,
+      connection.packager.done.then(() => new Promise<void>((resolve) => setTimeout(resolve, CAPTIONER_FINISH_MS).unref())),
+    ]).then(() => {
+      captioner.stop();
+      captions.finishConnection(connection.index);
+    });
+    this.captioners.push(finished);
   }
 
   /** Stops the current connection's packager (the publisher is closed by the caller). */
@@ -173,15 +238,22 @@ export class Broadcast {
     this.connection?.packager.stop();
   }
 
+  /** Resolves once every connection's recogniser has said all it heard (or was given up on). */
+  async captionsHeard(): Promise<void> {
+    await Promise.all(this.captioners);
+  }
+
   /** No more connections: playlists gain EXT-X-ENDLIST. */
   end(): void {
     this.ended = true;
     for (const timeline of this.timelines) timeline.end();
+    this.captions?.end();
   }
 
-  /** Waits until every segment written so far is on disk. */
-  flushed(): Promise<void> {
-    return this.writes;
+  /** Waits until every segment (and every caption the recognisers still had) written so far is on disk. */
+  async flushed(): Promise<void> {
+    await Promise.all(this.captioners);
+    await this.writes;
   }
 
   async removeFiles(): Promise<void> {
@@ -223,7 +295,10 @@ export class Broadcast {
     const timeline = this.timelines[rungIndex]!;
     const rung = this.rungs[rungIndex]!;
     for (const event of events) {
-      connection.anchorMs ??= this.anchorOf(connection, rungIndex, event.type === 'part' ? event.part.bytes : event.bytes);
+      if (connection.anchorMs === null) {
+        connection.anchorMs = this.anchorOf(connection, rungIndex, event.type === 'part' ? event.part.bytes : event.bytes);
+        this.captions?.setMediaStart(connection.index, connection.mediaStartSeconds);
+      }
       const programDateTime = new Date(connection.anchorMs + connection.cursorSeconds[rungIndex]! * 1000);
       const discontinuity = connection.firstSegmentPending[rungIndex]!;
       if (event.type === 'part') {
@@ -234,6 +309,7 @@ export class Broadcast {
       connection.cursorSeconds[rungIndex]! += event.durationSeconds;
       const filePath = liveSegmentPath(this.directory, connection.index, rung.name, event.msn);
       timeline.addSegment({ msn: event.msn, connection: connection.index, durationSeconds: event.durationSeconds, programDateTime, discontinuity, filePath, bytes: event.bytes });
+      if (rungIndex === 0) this.captions?.addSegment({ msn: event.msn, connection: connection.index, durationSeconds: event.durationSeconds, programDateTime, discontinuity });
       const info = this.rungInfo[rungIndex];
       if (info && connection.kind === 'content' && event.durationSeconds > 0) info.peakBitsPerSecond = Math.max(info.peakBitsPerSecond, (event.bytes.length * 8) / event.durationSeconds);
       const indexed: IndexedSegment | null =
@@ -264,7 +340,8 @@ export class Broadcast {
     const timed = info.tracks.find((track) => track.kind === 'video') ?? info.tracks[0];
     const timing = timings.find((candidate) => candidate.trackId === timed?.trackId) ?? timings[0];
     if (!timed || !timing) return now;
-    const anchor = connection.startedAtMs + (Number(timing.baseDecodeTime) / timed.timescale) * 1000;
+    connection.mediaStartSeconds = Number(timing.baseDecodeTime) / timed.timescale;
+    const anchor = connection.startedAtMs + connection.mediaStartSeconds * 1000;
     const arrivedBy = now - (timing.durationTicks / timed.timescale) * 1000;
     return anchor <= now ? anchor : arrivedBy;
   }

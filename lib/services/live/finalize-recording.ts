@@ -7,11 +7,15 @@ import { recordingRemuxArgs, renderConcatList, type RecordingPiece } from '../..
 import { parseLiveConnectionFolder } from '../../media/names';
 import { runProcess } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
-import { isStoredFile, sourceFilePath } from '../../storage/asset-files';
+import { renderTranscript, renderWebVtt, type Cue } from '../../media/text/cues';
+import { publishFile } from '../../storage/atomic-file';
+import { isStoredFile, sourceFilePath, textTrackFilePath } from '../../storage/asset-files';
+import { shareFile } from '../storage/shared-storage';
 import { ingestAsset } from '../ingest/ingest-asset';
 import { markAssetErrored } from '../ingest/mark-asset-errored';
 import {
   broadcastDirectory,
+  captionsIndexPath,
   liveInitPath,
   liveSegmentPath,
   readBroadcastManifest,
@@ -39,18 +43,52 @@ const connectionsOf = async (directory: string): Promise<number[]> => {
 };
 
 // The last line may be cut short by a crash; every complete line before it stands.
-const readIndex = async (directory: string, connection: number): Promise<IndexedSegment[]> => {
-  const text = await readFile(segmentIndexPath(directory, connection), 'utf8').catch(() => '');
-  const segments: IndexedSegment[] = [];
+const readJsonLines = async <T>(file: string): Promise<T[]> => {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const items: T[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      segments.push(JSON.parse(line) as IndexedSegment);
+      items.push(JSON.parse(line) as T);
     } catch {
       break;
     }
   }
-  return segments;
+  return items;
+};
+
+const readIndex = (directory: string, connection: number): Promise<IndexedSegment[]> => readJsonLines<IndexedSegment>(segmentIndexPath(directory, connection));
+
+/**
+ * The recording's generated_live track: the cues heard live (captions.jsonl, in each connection's
+ * time), moved onto the recording's timeline, where each connection starts when the one before
+ * ended (as buildSourceFile joins them).
+ */
+const writeLiveCaptions = async (assetId: string): Promise<void> => {
+  const tracks = await getDb().track.findMany({ where: { assetId, textSource: 'generated_live' }, select: { id: true } });
+  if (tracks.length === 0) return;
+  const dataDir = getEnv().dataDir;
+  const directory = broadcastDirectory(dataDir, { assetId, broadcastId: assetId });
+  const cues: Cue[] = [];
+  let offsetSeconds = 0;
+  for (const connection of await connectionsOf(directory)) {
+    const segments = await readIndex(directory, connection);
+    if (segments.length === 0) continue;
+    const durationSeconds = segments.reduce((sum, segment) => sum + segment.durationSeconds, 0);
+    for (const cue of await readJsonLines<Cue>(captionsIndexPath(directory, connection))) {
+      if (cue.start >= durationSeconds) continue;
+      cues.push({ ...cue, start: offsetSeconds + cue.start, end: offsetSeconds + Math.min(cue.end, durationSeconds) });
+    }
+    offsetSeconds += durationSeconds;
+  }
+  for (const track of tracks) {
+    for (const [extension, text] of [['vtt', renderWebVtt(cues)], ['txt', renderTranscript(cues)]] as const) {
+      const file = textTrackFilePath(dataDir, assetId, track.id, extension);
+      const bytes = Buffer.from(text, 'utf8');
+      await publishFile(file, bytes);
+      await shareFile(file, bytes);
+    }
+  }
 };
 
 // Segments are a few megabytes at most: each is read whole and appended.
@@ -100,6 +138,8 @@ export const finalizeRecording = async ({ assetId, signal, log }: { assetId: str
   const asset = await getDb().asset.findUnique({ where: { id: assetId }, select: { status: true } });
   if (!asset || asset.status !== 'preparing') return;
   if (!(await isStoredFile(sourceFilePath(env.dataDir, assetId)))) {
+    // Before the source file: a finalize cut short after it would not come back here.
+    await writeLiveCaptions(assetId);
     const times = await buildSourceFile(assetId, signal);
     if (!times) {
       await markAssetErrored({ assetId, type: 'invalid_input', messages: ['The live stream ended before any media was recorded'] });

@@ -5,17 +5,19 @@ import {
   INIT_FILE,
   LIVE_RECORDING_LIST_FILE,
   LIVE_RECORDING_PIECE_FILE,
+  LIVE_CAPTIONS_INDEX_FILE,
   LIVE_SEGMENT_INDEX_FILE,
   liveConnectionFolder,
   segmentFileName,
 } from '../../media/names';
+import type { Cue } from '../../media/text/cues';
 import { assetDirectory } from '../../storage/asset-files';
 
 // Where a broadcast's media lives on the ingest node: under the recording asset's folder (so
 // deleting the asset removes it), or under DATA_DIR/live for a stream that keeps no recording.
 // `c{connection}/{rendition}/init.mp4` and `{msn}.m4s`, plus `c{connection}/segments.jsonl`: one
 // line per segment of the source rendition, written after its file, which is what a recording
-// (also one rebuilt after a crash) is made of.
+// (also one rebuilt after a crash) is made of; and, with generated captions, `c{connection}/captions.jsonl`.
 
 export const broadcastDirectory = (dataDir: string, recording: { assetId: string | null; broadcastId: string }): string =>
   recording.assetId ? path.join(assetDirectory(dataDir, recording.assetId), 'live') : path.join(dataDir, 'live', recording.broadcastId);
@@ -30,6 +32,14 @@ export const liveSegmentPath = (broadcastDir: string, connection: number, rendit
 
 export const segmentIndexPath = (broadcastDir: string, connection: number): string =>
   path.join(connectionDirectory(broadcastDir, connection), LIVE_SEGMENT_INDEX_FILE);
+
+/** `captions.jsonl`: the generated captions' cues heard on the connection, a Cue per line, in connection time. */
+export const captionsIndexPath = (broadcastDir: string, connection: number): string =>
+  path.join(connectionDirectory(broadcastDir, connection), LIVE_CAPTIONS_INDEX_FILE);
+
+export const appendCaptionLines = async (broadcastDir: string, connection: number, cues: readonly Cue[]): Promise<void> => {
+  if (cues.length > 0) await appendFile(captionsIndexPath(broadcastDir, connection), cues.map((cue) => `${JSON.stringify(cue)}\n`).join(''));
+};
 
 // Made while a recording is finalized, and removed after: each connection's segments joined behind
 // their init segment, and ffmpeg's concat list of those pieces.

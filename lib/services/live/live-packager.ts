@@ -26,6 +26,8 @@ export type PackagerOutput = {
 
 export type LivePackager = {
   stop(): void;
+  /** The captions feed (transcode.speechFd): raw PCM for the recogniser, to be read or drained. */
+  readonly speech: Readable | null;
   /** Resolves once ffmpeg has exited and every open segment was closed. */
   readonly done: Promise<{ exitCode: number | null; error: string | null }>;
 };
@@ -45,7 +47,7 @@ export const startLivePackager = ({
 }: {
   ffmpegPath: string;
   /** The packager's ffmpeg: liveTranscodeArgs for a publisher, liveSlateArgs for a slate. */
-  transcode: { args: string[]; outputFds: number[] };
+  transcode: { args: string[]; outputFds: number[]; speechFd?: number };
   /** A secret the arguments hold (the stream key in the input URL), kept out of logs and errors. */
   redact: string | null;
   rungs: LiveRung[];
@@ -56,9 +58,9 @@ export const startLivePackager = ({
   output: PackagerOutput;
   log: Logger;
 }): LivePackager => {
-  const { args, outputFds } = transcode;
+  const { args, outputFds, speechFd } = transcode;
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe'];
-  for (let fd = 3; fd <= Math.max(...outputFds); fd += 1) stdio.push('pipe');
+  for (let fd = 3; fd <= Math.max(...outputFds, speechFd ?? 0); fd += 1) stdio.push('pipe');
   const child = spawn(ffmpegPath, args, { stdio, detached: true });
   childProcesses().track(child);
   const stderr = new TailBuffer(8 * 1024);
@@ -139,6 +141,7 @@ export const startLivePackager = ({
 
   return {
     done,
+    speech: speechFd === undefined ? null : ((child.stdio[speechFd] as Readable | null) ?? null),
     // SIGTERM lets ffmpeg flush its last fragments; a packager that does not go is killed.
     stop: () => terminateThenKill(child, stopGraceMs),
   };

@@ -5,11 +5,13 @@ import {
   parseLiveInitFileName,
   parseLivePartFileName,
   parseSegmentFileName,
+  parseSubtitlesSegmentFileName,
   playlistFileName,
   renditionFileUri,
   renditionPlaylistUri,
 } from '../../media/names';
 import { authorizeSignedPlayback, withProof, type Cacheability, type PlaybackAccess } from '../playback/resolve-playback';
+import { LIVE_CAPTIONS_RENDITION, type LiveCaptionsTrack } from './live-captions';
 import type { LiveTimeline } from './live-timeline';
 import type { LivePlaybackEntry } from './live-registry';
 
@@ -18,7 +20,8 @@ import type { LivePlaybackEntry } from './live-registry';
 
 export type LiveAnswer = {
   body: Buffer | string;
-  kind: 'playlist' | 'media';
+  /** media: fMP4 init segments, segments and parts; text: WebVTT segments of the captions. */
+  kind: 'playlist' | 'media' | 'text';
   cacheability: Cacheability;
   /** Playlists of a running broadcast change every part: caches keep them a second at most. */
   changing: boolean;
@@ -92,6 +95,33 @@ const mediaPlaylist = async (entry: LivePlaybackEntry, timeline: LiveTimeline, q
   return signUris(playlist, proof);
 };
 
+// The generated captions: a plain live playlist (no parts, no blocking reload: hls.js reloads it
+// every target duration), listing what live-captions.ts has decided.
+const captionsPlaylist = (entry: LivePlaybackEntry, captions: LiveCaptionsTrack, proof: string | null): string => {
+  const fromIndex = entry.playlistType === 'sliding' ? captions.windowStart() : 0;
+  return signUris(
+    renderLiveMediaPlaylist({
+      playlistType: entry.playlistType,
+      ended: captions.isEnded,
+      targetDurationSeconds: captions.targetDurationSeconds,
+      mediaSequence: captions.listed[fromIndex]?.msn ?? entry.broadcast.timelines[0]?.segments[0]?.msn ?? 0,
+      discontinuitySequence: captions.listed.slice(0, fromIndex).filter((segment) => segment.discontinuity).length,
+      segments: captions.entries(fromIndex),
+    }),
+    proof,
+  );
+};
+
+const answerCaptions = (entry: LivePlaybackEntry, request: Exclude<LiveRequest, { kind: 'multivariant' }>, proof: string | null, cacheability: Cacheability): LiveAnswer => {
+  const { captions } = entry.broadcast;
+  if (!captions) throw notFound('Rendition');
+  if (request.kind === 'rendition-playlist') return { body: captionsPlaylist(entry, captions, proof), kind: 'playlist', cacheability, changing: !captions.isEnded };
+  const msn = parseSubtitlesSegmentFileName(request.file);
+  const text = msn === null ? null : captions.segmentText(msn);
+  if (text === null) throw notFound('Segment');
+  return { body: text, kind: 'text', cacheability, changing: false };
+};
+
 // A preload hint names a part before it exists: the request waits for it, as Apple's spec asks.
 const partBytes = async (timeline: LiveTimeline, msn: number, part: number): Promise<Buffer> => {
   const ready = timeline.partBytes(msn, part);
@@ -122,8 +152,13 @@ export const answerLive = async ({
   const changing = !broadcast.isEnded;
   if (request.kind === 'multivariant') {
     const variants = broadcast.variants().map(({ rendition, ...variant }) => ({ ...variant, uri: renditionPlaylistUri(playbackId, rendition) }));
-    return { body: signUris(renderLiveMultivariantPlaylist(variants), proof), kind: 'playlist', cacheability, changing };
+    const settings = broadcast.captionsSettings;
+    const subtitles = settings
+      ? [{ uri: renditionPlaylistUri(playbackId, LIVE_CAPTIONS_RENDITION), name: settings.name, language: settings.languageCode, closedCaptions: false, isDefault: false }]
+      : [];
+    return { body: signUris(renderLiveMultivariantPlaylist(variants, { subtitles }), proof), kind: 'playlist', cacheability, changing };
   }
+  if (request.rendition === LIVE_CAPTIONS_RENDITION) return answerCaptions(entry, request, proof, cacheability);
   const timeline = timelineOf(entry, request.rendition);
   if (request.kind === 'rendition-playlist') {
     return { body: await mediaPlaylist(entry, timeline, query, proof), kind: 'playlist', cacheability, changing };

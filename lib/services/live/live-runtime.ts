@@ -6,6 +6,7 @@ import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpSer
 import { startSrtGateway, type SrtAdmission, type SrtGateway } from '../../ingest/srt/srt-gateway';
 import { planLiveLadder, type LiveSourceInfo } from '../../media/live/live-ladder';
 import { nodeRuntime } from '../../runtime/node-runtime';
+import { parseGeneratedLiveSubtitles } from '../../schemas/live-captions';
 import type { LatencyMode } from '../../schemas/live-stream';
 import { generateId } from '../../utils/ids';
 import { Broadcast } from './broadcast';
@@ -85,6 +86,8 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
       session.publisher?.close(reason);
       session.broadcast.disconnect();
       await session.connectionDone;
+      // The last words come after the media: the recogniser answers when its feed ends.
+      await session.broadcast.captionsHeard();
       session.broadcast.end();
       await session.broadcast.flushed();
       sessions.delete(session.liveStreamId);
@@ -137,8 +140,10 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
   // rather than a publisher sending into nothing.
   const packageConnection = async (session: Session, publisher: RtmpPublisher, isLive: () => boolean) => {
     let connectedAtMs = publisher.connectedAt;
+    const media = await Promise.race([publisher.media, new Promise<null>((resolve) => setTimeout(() => resolve(null), MEDIA_WAIT_MS))]).catch(() => null);
+    const hasAudio = Boolean((media ?? session.source).audio);
     for (;;) {
-      await session.broadcast.connect({ readUrl: publisher.readUrl, connectedAtMs, ffmpegPath: env.ffmpegPath, preset: env.live.x264Preset });
+      await session.broadcast.connect({ readUrl: publisher.readUrl, connectedAtMs, ffmpegPath: env.ffmpegPath, preset: env.live.x264Preset, hasAudio });
       const stopped = () => !isLive() || session.ending !== null || session.publisher !== publisher || shutdown.signal.aborted;
       if (stopped()) return;
       log.warn({ liveStreamId: session.liveStreamId }, 'the live packager stopped while the publisher is still connected; starting it again');
@@ -233,7 +238,17 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
       sourceRendition: rungs[0]!.name,
       renditions: rungs.map((rung) => rung.name),
     });
-    const broadcast = new Broadcast(stream.id, assetId, broadcastId, stream.latencyMode as LatencyMode, rungs, directory, log.child({ liveStreamId: stream.id }));
+    const captions = parseGeneratedLiveSubtitles(stream.generatedSubtitlesJson)[0];
+    const broadcast = new Broadcast(
+      stream.id,
+      assetId,
+      broadcastId,
+      stream.latencyMode as LatencyMode,
+      rungs,
+      directory,
+      log.child({ liveStreamId: stream.id }),
+      captions ? { binary: env.pocketsphinx.path, modelDir: env.pocketsphinx.modelDir, name: captions.name, languageCode: captions.language_code } : null,
+    );
     const session: Session = {
       broadcast,
       liveStreamId: stream.id,

@@ -46,8 +46,11 @@ export const playlistTracks = ({
       : plan.audio
         ? [{ uri: uriOf(PRIMARY_AUDIO_RENDITION), name: 'Default', channels: plan.audio.channels, isDefault: true }]
         : [];
-  const chosen = defaultSubtitlesTrack(tracks, defaultSubtitlesLang);
-  const subtitles: SubtitlesMedia[] = tracks
+  // As on Mux: once a live recording's re-transcribed captions are ready, only they are played.
+  const hasFinalCaptions = tracks.some((track) => track.textSource === 'generated_live_final');
+  const listed = tracks.filter((track) => !(hasFinalCaptions && track.textSource === 'generated_live'));
+  const chosen = defaultSubtitlesTrack(listed, defaultSubtitlesLang);
+  const subtitles: SubtitlesMedia[] = listed
     .filter((track) => track.type === 'text')
     .map((track) => ({
       uri: uriOf(subtitlesRenditionName(track.id)),

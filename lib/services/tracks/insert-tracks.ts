@@ -12,7 +12,15 @@ import { recordTrackEvent } from './track-events';
 export type NewTrack =
   | { kind: 'text'; url: string; languageCode: string; name?: string; closedCaptions?: boolean; passthrough?: string }
   | { kind: 'audio'; url: string; languageCode: string; name?: string; passthrough?: string }
-  | { kind: 'generated'; sourceTrackId: string; languageCode: string; name?: string; passthrough?: string };
+  | {
+      kind: 'generated';
+      sourceTrackId: string;
+      languageCode: string;
+      name?: string;
+      passthrough?: string;
+      /** Mux's text_source: `generated_live_final` for the re-transcribed captions of a live recording. */
+      textSource?: 'generated_vod' | 'generated_live_final';
+    };
 
 export const TRACK_JOBS = { text: 'prepare-text-track-job', audio: 'prepare-audio-track-job', generated: 'generate-captions-job' } as const;
 
@@ -27,7 +35,9 @@ export const insertTracks = async (
   tracks: NewTrack[],
   { announce = true }: { announce?: boolean } = {},
 ): Promise<TrackRecord[]> => {
-  const existing = await tx.track.findMany({ where: { assetId }, select: { type: true, name: true } });
+  // A live recording's generated_live track gives way to its generated_live_final one (players
+  // list only one of them), which keeps its name.
+  const existing = await tx.track.findMany({ where: { assetId, OR: [{ textSource: null }, { textSource: { not: 'generated_live' } }] }, select: { type: true, name: true } });
   // Names are unique within the audio group and within the subtitles (they are what players list).
   const taken = new Set(existing.map((track) => `${track.type}:${track.name}`));
   const created: TrackRecord[] = [];
@@ -51,7 +61,7 @@ export const insertTracks = async (
         name,
         // `auto` stays as asked until the engine says which language it heard.
         languageCode: track.languageCode === 'auto' ? 'auto' : (canonicalLanguageCode(track.languageCode) ?? track.languageCode),
-        ...(type === 'text' && { textType: 'subtitles', textSource: track.kind === 'generated' ? 'generated_vod' : 'uploaded' }),
+        ...(type === 'text' && { textType: 'subtitles', textSource: track.kind === 'generated' ? (track.textSource ?? 'generated_vod') : 'uploaded' }),
         ...(track.kind === 'text' && { closedCaptions: track.closedCaptions ?? false }),
         ...(track.kind === 'generated' ? { sourceTrackId: track.sourceTrackId } : { sourceUrl: track.url }),
         passthrough: track.passthrough ?? null,

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "LiveStream" ADD COLUMN "generatedSubtitlesJson" TEXT;
