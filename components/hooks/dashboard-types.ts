@@ -45,4 +45,6 @@ export type NewLiveStream = {
   playback_policy: PlaybackPolicy;
   /** Record each broadcast to an asset with the stream's playback policy. */
   record: boolean;
+  /** Generated English captions, live and on the recording. */
+  captions: boolean;
 };

@@ -17,11 +17,12 @@ export const useLiveStreams = (page: number) =>
 
 // The form's choices as the API's create body: recording uses the stream's own playback policy,
 // so a signed stream never records to a publicly playable asset.
-const createBody = ({ title, latency_mode, reconnect_window, playback_policy, record }: NewLiveStream) => ({
+const createBody = ({ title, latency_mode, reconnect_window, playback_policy, record, captions }: NewLiveStream) => ({
   latency_mode,
   playback_policies: [playback_policy],
   ...(reconnect_window !== undefined && { reconnect_window }),
   ...(record && { new_asset_settings: { playback_policies: [playback_policy] } }),
+  ...(captions && { generated_subtitles: [{ language_code: 'en' }] }),
   ...(title && { meta: { title } }),
 });
 

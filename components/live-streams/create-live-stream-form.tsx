@@ -17,6 +17,7 @@ export function CreateLiveStreamForm() {
   const [reconnectWindow, setReconnectWindow] = useState('');
   const [policy, setPolicy] = useState<PlaybackPolicy>('public');
   const [record, setRecord] = useState(true);
+  const [captions, setCaptions] = useState(false);
   const createLiveStream = useCreateLiveStream();
   const toast = useToast();
 
@@ -30,6 +31,7 @@ export function CreateLiveStreamForm() {
         reconnect_window: reconnectWindow.trim() === '' ? undefined : Number(reconnectWindow),
         playback_policy: policy,
         record,
+        captions,
       },
       {
         onSuccess: (stream) => {
@@ -66,17 +68,14 @@ export function CreateLiveStreamForm() {
         </SelectField>
       </div>
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="text-sm">
-          <label className="flex items-center gap-2 text-zinc-800">
-            <input
-              type="checkbox"
-              className={`size-4 rounded border-zinc-300 accent-indigo-600 ${FOCUS_RING}`}
-              checked={record}
-              onChange={(event) => setRecord(event.target.checked)}
-            />
-            Record each broadcast to an asset
-          </label>
-          <p className="mt-0.5 pl-6 text-xs text-zinc-500">Recordings are played with the stream’s playback policy.</p>
+        <div className="space-y-2 text-sm">
+          <Checkbox label="Record each broadcast to an asset" checked={record} onChange={setRecord} hint="Recordings are played with the stream’s playback policy." />
+          <Checkbox
+            label="Generated captions (English)"
+            checked={captions}
+            onChange={setCaptions}
+            hint="Speech recognised as it is said, in the live playlist, and transcribed again on the recording."
+          />
         </div>
         <Button type="submit" disabled={createLiveStream.isPending}>
           {createLiveStream.isPending ? 'Creating…' : 'Create live stream'}
@@ -84,5 +83,22 @@ export function CreateLiveStreamForm() {
       </div>
       {createLiveStream.isError && <ErrorList messages={errorMessages(createLiveStream.error)} />}
     </form>
+  );
+}
+
+function Checkbox({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (checked: boolean) => void; hint: string }) {
+  return (
+    <div>
+      <label className="flex items-center gap-2 text-zinc-800">
+        <input
+          type="checkbox"
+          className={`size-4 rounded border-zinc-300 accent-indigo-600 ${FOCUS_RING}`}
+          checked={checked}
+          onChange={(event) => onChange(event.target.checked)}
+        />
+        {label}
+      </label>
+      <p className="mt-0.5 pl-6 text-xs text-zinc-500">{hint}</p>
+    </div>
   );
 }

@@ -22,6 +22,7 @@ export function LiveStreamFields({ stream }: { stream: LiveStreamJson }) {
     ['Reconnect window', `${stream.reconnect_window} s`],
     ['Max continuous duration', `${formatDuration(stream.max_continuous_duration)} (${stream.max_continuous_duration} s)`],
     ['Recording', recordingText(stream)],
+    ['Generated captions', stream.generated_subtitles?.map((track) => `${track.name} (${track.language_code})`).join(', ') || 'off'],
     ...(stream.active_asset_id
       ? ([
           [

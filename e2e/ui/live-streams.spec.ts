@@ -42,6 +42,7 @@ test('a live stream created in the dashboard: key reveal and reset, disable, ena
   await form.getByLabel('Reconnect window (s)').fill('30');
   await form.getByLabel('Playback policy').selectOption('public');
   await expect(form.getByLabel(/Record each broadcast/)).toBeChecked();
+  await form.getByLabel('Generated captions (English)').check();
   await form.getByRole('button', { name: 'Create live stream' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'created' })).toBeVisible();
 
@@ -53,6 +54,7 @@ test('a live stream created in the dashboard: key reveal and reset, disable, ena
   expect(created).toMatchObject({ status: 'idle', latency_mode: 'reduced', reconnect_window: 30, meta: { title } });
   expect(created.playback_ids?.map((playbackId) => playbackId.policy)).toEqual(['public']);
   expect(created.new_asset_settings?.playback_policies).toEqual(['public']);
+  expect(created.generated_subtitles).toEqual([{ name: 'English (generated)', language_code: 'en' }]);
   const playbackId = created.playback_ids?.[0]?.id ?? '';
   await expect(row).toContainText(playbackId);
   // The table never carries stream keys.
@@ -65,6 +67,7 @@ test('a live stream created in the dashboard: key reveal and reset, disable, ena
   const status = page.getByTestId('live-stream-status').locator('[data-status]');
   await expect(status).toHaveAttribute('data-status', 'idle');
   await expect(page.getByTestId('live-preview-placeholder')).toContainText('Waiting for a publisher');
+  await expect(page.getByText('English (generated) (en)')).toBeVisible();
   await expect(page.getByText('not listening for RTMP')).toBeVisible();
   await expect(page.getByTestId('live-stream-url')).toHaveText(`${keyframe.baseUrl}/${playbackId}.m3u8`);
   const rtmpUrl = (await page.getByTestId('rtmp-url').textContent()) ?? '';

@@ -32,6 +32,15 @@ describe('playlistTracks', () => {
   const plan = { video: null, rungs: [], audio: { duration: 10, channels: 2, segmentDurations: [4, 4, 2] } };
   const uriOf = (name: string) => `pid/${name}.m3u8`;
 
+  test("a live recording's captions: generated_live until generated_live_final is ready, then only the final", () => {
+    const live = track('live', { textSource: 'generated_live', languageCode: 'en' });
+    const final = track('final', { textSource: 'generated_live_final', languageCode: 'en' });
+    expect(playlistTracks({ plan, tracks: [live], uriOf }).subtitles.map((media) => media.uri)).toEqual(['pid/subtitles-live.m3u8']);
+    expect(playlistTracks({ plan, tracks: [live, final], uriOf, defaultSubtitlesLang: 'en' }).subtitles).toEqual([
+      { uri: 'pid/subtitles-final.m3u8', name: 'final', language: 'en', closedCaptions: false, isDefault: true },
+    ]);
+  });
+
   test('assets without track rows list their one audio rendition as Default', () => {
     expect(playlistTracks({ plan, tracks: [], uriOf }).audio).toEqual([{ uri: 'pid/audio.m3u8', name: 'Default', channels: 2, isDefault: true }]);
   });
