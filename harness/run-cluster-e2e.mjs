@@ -52,13 +52,18 @@ const clusterApiSpecs = readdirSync(new URL('../e2e/api/', import.meta.url))
   .filter((file) => file.endsWith('.spec.ts'))
   .map((file) => file.slice(0, -'.spec.ts'.length))
   .filter((name) => !API_SPECS_LEFT_TO_THE_DEFAULT_RUN.has(name));
+// Of the live project, the one spec about live on several nodes; the rest is the default run's.
+const CLUSTER_LIVE_SPECS = ['cluster'];
 const DEFAULT_ARGS = [
   ...clusterApiSpecs.map((name) => specFilter('api', name)),
   ...CLUSTER_PLAYBACK_SPECS.map((name) => specFilter('playback', name)),
+  ...CLUSTER_LIVE_SPECS.map((name) => specFilter('live', name)),
   '--project',
   'api',
   '--project',
   'playback',
+  '--project',
+  'live',
 ];
 
 const requested = process.argv.slice(2);

@@ -104,6 +104,9 @@ const rawEnvSchema = z.object({
       .min(16, 'must be at least 16 characters')
       .optional(),
   ),
+  // Where the other nodes of a cluster reach this one: live playback of a broadcast this node holds
+  // is forwarded here by the others. The default suits nodes on one machine.
+  NODE_URL: optionalUrl,
   // Live ingest (RTMP, see lib/ingest/rtmp). 0 turns live ingest off on this node.
   RTMP_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(1935)),
   // What publishers are told to connect to (dashboard, CLI): `rtmp://host:port/app`.
@@ -196,6 +199,8 @@ export type Env = {
   /** Live ingest: the RTMP port (null when off), the URL publishers use, and the node's limits. */
   live: {
     rtmpPort: number | null;
+    /** Where the other nodes reach this one (NODE_URL), for live playback of its broadcasts. */
+    nodeUrl: string;
     rtmpUrl: string;
     /** RTMPS: its port (null when off), the URL publishers use, and the operator's certificate files (none: self-signed). */
     rtmps: { port: number | null; url: string; certFile?: string; keyFile?: string };
@@ -359,6 +364,7 @@ export const parseEnv = (source: Record<string, string | undefined>): Env => {
     pocketsphinx: { path: raw.POCKETSPHINX_PATH, modelDir: raw.POCKETSPHINX_MODEL_DIR },
     live: {
       rtmpPort: raw.RTMP_PORT === 0 ? null : raw.RTMP_PORT,
+      nodeUrl: (raw.NODE_URL ?? `http://127.0.0.1:${raw.PORT}`).replace(/\/+$/, ''),
       rtmpUrl: raw.RTMP_URL ?? `rtmp://${new URL(baseUrl).hostname}:${raw.RTMP_PORT || 1935}/app`,
       rtmps: parseRtmps(raw, baseUrl),
       srt: { port: raw.SRT_PORT === 0 ? null : raw.SRT_PORT, url: raw.SRT_URL ?? `srt://${new URL(baseUrl).hostname}:${raw.SRT_PORT || 6001}` },

@@ -47,6 +47,9 @@ process.once('exit', () => {
   deleteRedisKeysSync([...ownedStates].map((state) => state.keyPrefix));
 });
 
+/** A cluster's start options: a single server's, and settings of each app node's own (e.g. its RTMP port). */
+export type ClusterStartOptions = Omit<StartOptions, 'dataDir' | 'port'> & { appEnv?: [EnvOverrides, EnvOverrides] };
+
 const clusterTempDir = (label: string) => mkdtempSync(path.join(os.tmpdir(), `keyframe-e2e-${label}-`));
 
 export class KeyframeCluster {
@@ -86,7 +89,7 @@ export class KeyframeCluster {
     ownedStates.add(this.state);
   }
 
-  static async start(options: Omit<StartOptions, 'dataDir' | 'port'> = {}): Promise<KeyframeCluster> {
+  static async start(options: ClusterStartOptions = {}): Promise<KeyframeCluster> {
     const s3 = clusterS3();
     const name = uniqueClusterName();
     const database = await createE2eDatabase(CLUSTER_POSTGRES_ADMIN_URL);
@@ -109,12 +112,12 @@ export class KeyframeCluster {
   }
 
   /** Starts the balancer and the three nodes on `state`; on failure everything is stopped and (for a fresh state) removed. */
-  private static async launch(state: ClusterState, options: Omit<StartOptions, 'dataDir' | 'port'>, previousLogs: string): Promise<KeyframeCluster> {
+  private static async launch(state: ClusterState, options: ClusterStartOptions, previousLogs: string): Promise<KeyframeCluster> {
     const label = options.label ?? `cluster-${state.keyPrefix.slice(-6)}`;
     const nodePorts = await Promise.all([getFreePort(), getFreePort()]);
     const proxy = await NginxRoundRobin.start({ upstreamPorts: nodePorts, label: `${label}-nginx` });
     const overrides = { ...options.env };
-    const startNode = (role: 'http' | 'worker', nodeLabel: string, dataDir: string, port?: number) =>
+    const startNode = (role: 'http' | 'worker', nodeLabel: string, dataDir: string, port?: number, nodeOverrides: EnvOverrides = {}) =>
       KeyframeProcess.start({
         label: `${label}-${nodeLabel}`,
         dataDir,
@@ -123,12 +126,12 @@ export class KeyframeCluster {
         startTimeoutMs: options.startTimeoutMs,
         // The default e2e run goes through the playback workers (PLAYBACK_WORKERS defaults to 2);
         // the app nodes here hold their ports themselves, so the single-process path is covered too.
-        env: { ...KeyframeCluster.nodeEnv(state, proxy.baseUrl), KEYFRAME_ROLE: role, PLAYBACK_WORKERS: '0', ...overrides },
+        env: { ...KeyframeCluster.nodeEnv(state, proxy.baseUrl), KEYFRAME_ROLE: role, PLAYBACK_WORKERS: '0', ...overrides, ...nodeOverrides },
       });
     // Nodes start together: every role applies migrations under PostgreSQL's advisory lock.
     const starts = [
-      startNode('http', 'app-a', state.dataDirs.appA, nodePorts[0]),
-      startNode('http', 'app-b', state.dataDirs.appB, nodePorts[1]),
+      startNode('http', 'app-a', state.dataDirs.appA, nodePorts[0], options.appEnv?.[0]),
+      startNode('http', 'app-b', state.dataDirs.appB, nodePorts[1], options.appEnv?.[1]),
       startNode('worker', 'worker', state.dataDirs.worker),
     ];
     const settled = await Promise.allSettled(starts);

@@ -41,16 +41,18 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  auto-generated captions: CPU seconds and wall-clock time per audio second of the
                  server's pipeline (WAV extraction + PocketSphinx + cues) on festival speech and on
                  friday.mp4 from the shared media, with their word error rates (about a minute)
-  --only live    live streaming on a server with RTMP and SRT ingest (about 22 min): glass-to-glass latency
+  --only live    live streaming on a server with RTMP and SRT ingest (about 24 min): glass-to-glass latency
                  and stalls of hls.js (default configuration) in Chromium for 60 s per latency mode and
                  ingest, publisher connect → playable playlist, simulcast to local RTMP receivers, stalls
-                 across a 10 s publisher gap with and without a reconnect slate, CPU per 720p30 and 1080p30
-                 stream side by side with plain ffmpeg writing the same ladder, and how many concurrent
-                 streams hold real time
+                 across a 10 s publisher gap with and without a reconnect slate, generated live captions
+                 (cue latency after the words were said, the live transcript's WER, the recogniser's CPU),
+                 CPU per 720p30 and 1080p30 stream side by side with plain ffmpeg writing the same ladder,
+                 and how many concurrent streams hold real time
   --live-cases LIST
                  which parts of the live section run (comma-separated; default all:
                  ${LIVE_CASES.join(', ')}), e.g. --only live --live-cases slate
-                 (about 3 min: three streams, each with a 10 s publisher gap)
+                 (about 3 min: three streams, each with a 10 s publisher gap) or --live-cases captions
+                 (about 2 min: festival speech published to a captioned stream, reduced then standard)
   --only collector
                  the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
                  malformed, from 200 client addresses; answers, latency, every view written, server RSS

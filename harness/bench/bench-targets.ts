@@ -6,7 +6,7 @@ import { keyResults, type BenchOutcomes } from './bench-summary';
 import { DELIVERY_KINDS } from './delivery';
 import { inputLabel } from './inputs';
 import { DEFAULT_LIVE_OPTIONS, LIVE_LATENCY_TARGET_SECONDS, LIVE_MODES, livePlayableTargetMs } from './live';
-import { simulcastTargets, slateTargets, srtIngestTargets } from './live-report';
+import { liveCaptionsTargets, simulcastTargets, slateTargets, srtIngestTargets } from './live-report';
 import type { Target } from './bench-results';
 import { formatMs, formatRatio, ratio, round } from '../stats';
 
@@ -329,6 +329,7 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
     }
     if (liveCases.includes('simulcast')) targets.push(...simulcastTargets(value?.simulcast));
     if (liveCases.includes('slate')) targets.push(...slateTargets(value?.slate));
+    if (liveCases.includes('captions')) targets.push(...liveCaptionsTargets(value?.captions));
     for (const entry of value?.concurrency ?? []) {
       targets.push(
         target({

@@ -6,7 +6,8 @@ import { sleep } from '../stats';
 // The live streams the benchmark publishes to: created through the API like an integrator would,
 // without new_asset_settings (no recording, so no on-demand ingest competes for the CPU after a
 // broadcast) and with reconnect_window 0 (a broadcast ends the moment its publisher stops) unless
-// a case measures the reconnect window (live-slate.ts).
+// a case measures the reconnect window (live-slate.ts); generated_subtitles only for the captions
+// case (live-captions.ts), since each captioned broadcast runs a speech recogniser.
 
 export type LatencyMode = 'standard' | 'reduced' | 'low';
 
@@ -25,11 +26,15 @@ type CreateResponse = { data?: { id?: string; stream_key?: string; srt_passphras
 /** What happens when the publisher goes away: the window it may come back within, and whether a standard stream shows a slate meanwhile. */
 export type ReconnectSettings = { reconnectWindow: number; useSlateForStandardLatency: boolean };
 
+/** A generated_subtitles entry: the broadcast is captioned live in this language. */
+export type GeneratedSubtitles = { name: string; language_code: string };
+
 export const createLiveStream = async (
   baseUrl: string,
   token: AccessToken,
   latencyMode: LatencyMode,
   reconnect: ReconnectSettings = { reconnectWindow: 0, useSlateForStandardLatency: false },
+  { generatedSubtitles = [] }: { generatedSubtitles?: GeneratedSubtitles[] } = {},
 ): Promise<BenchLiveStream> => {
   const url = `${baseUrl}/video/v1/live-streams`;
   const response = await request({
@@ -41,6 +46,7 @@ export const createLiveStream = async (
       latency_mode: latencyMode,
       reconnect_window: reconnect.reconnectWindow,
       use_slate_for_standard_latency: reconnect.useSlateForStandardLatency,
+      ...(generatedSubtitles.length > 0 && { generated_subtitles: generatedSubtitles }),
     }),
   });
   const text = response.body.toString('utf8');

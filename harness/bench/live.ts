@@ -10,6 +10,7 @@ import { openPlayerPage, playLive, type LivePlayback } from './live-latency';
 import { checkProgramDateTime, type ProgramDateTimeCheck } from './live-pdt';
 import { measureLiveSimulcast, type LiveSimulcastResult } from './live-simulcast';
 import { measureLiveSlate, type LiveSlateResult } from './live-slate';
+import { measureLiveCaptions, type LiveCaptionsResult } from './live-captions';
 import { waitForPlayable } from './live-playlists';
 import { serverNodePids, startLivePublisher } from './live-processes';
 import { freePort } from '../free-port.mjs';
@@ -30,8 +31,10 @@ import { errorMessage, median, round, sleep } from '../stats';
 //     (live-simulcast.ts);
 //  4. reconnect slates: stalls in hls.js across a 10 s publisher gap, with and without a slate
 //     (live-slate.ts);
-//  5. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
-//  6. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
+//  5. generated live captions: cue latency against when the words were said, the live
+//     transcript's word error rate and the recogniser's CPU, on published speech (live-captions.ts);
+//  6. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
+//  7. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
 // `cases` picks which of them run (1 and 2 are one case, latency).
 
 // The server's packager warnings can carry ffmpeg's stderr, which names the input URL and with it
@@ -40,7 +43,7 @@ const redactIngestUrls = (line: string): string =>
   line.replace(/(rtmps?:\/\/[^\s"/]+\/[^\s"/]+\/)[^\s"\\:]+/g, '$1<stream key>').replace(/(srt:\/\/[^\s"?]+\?)[^\s"]+/g, '$1<streamid and passphrase>');
 
 export const LIVE_MODES: readonly LatencyMode[] = ['standard', 'reduced', 'low'];
-export const LIVE_CASES = ['latency', 'simulcast', 'slate', 'cpu', 'concurrency'] as const;
+export const LIVE_CASES = ['latency', 'simulcast', 'slate', 'captions', 'cpu', 'concurrency'] as const;
 export type LiveCase = (typeof LIVE_CASES)[number];
 /** How the publisher connects: RTMP, and SRT (through the gateway's relay into the same RTMP session). */
 export type LiveIngest = 'rtmp' | 'srt';
@@ -127,6 +130,7 @@ export type LiveResult = {
   modes: LiveModeResult[];
   simulcast: Outcome<LiveSimulcastResult>;
   slate: Outcome<LiveSlateResult>;
+  captions: Outcome<LiveCaptionsResult>;
   cpu: Array<Outcome<LiveCpuComparison> & { input: string }>;
   concurrency: Array<Outcome<LiveConcurrencyResult> & { input: string }>;
 };
@@ -299,6 +303,7 @@ export const measureLiveOnFreshServer = async ({
     if (idleCpuPerSecond !== null) log(`live: idle server ${idleCpuPerSecond} CPU-s/s`);
     const simulcast = runs('simulcast') ? await outcome(() => measureLiveSimulcast({ server, token, rtmpPort, input: input720, workDir, log }), log, 'live simulcast') : notRun;
     const slate = runs('slate') ? await outcome(() => measureLiveSlate({ server, token, rtmpPort, input: input720, repoRoot, log }), log, 'live slate') : notRun;
+    const captions = runs('captions') ? await outcome(() => measureLiveCaptions({ server, token, rtmpPort, input: input720, workDir, log }), log, 'live captions') : notRun;
     const cpu: LiveResult['cpu'] = [];
     for (const input of runs('cpu') ? inputs : []) {
       const measured = await outcome(
@@ -330,7 +335,7 @@ export const measureLiveOnFreshServer = async ({
     const hlsJsVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'hls.js', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
     log(`live: done in ${round((Date.now() - startedAt) / 1000, 0)} s`);
     return {
-      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs, modes, simulcast, slate, cpu, concurrency },
+      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs, modes, simulcast, slate, captions, cpu, concurrency },
       serverLogTail: server
         .logs()
         .split('\n')

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PlaybackAudience } from '../../auth/playback-token';
+import { getEnv } from '../../env';
 import { getLogger } from '../../log';
 import { isSubtitlesRendition } from '../../media/names';
 import { isAnimatedFormat, isStillFormat } from '../../schemas/image-params';
@@ -16,6 +17,7 @@ import { peekPublicPlayback, type PlaybackAccess, type PlaybackText } from '../.
 import { getSubtitlesPlaylist, getSubtitlesSegment } from '../../services/playback/subtitles-rendition';
 import { getTextTrackFile } from '../../services/playback/text-track-files';
 import { findLivePlayback } from '../../services/live/live-registry';
+import { remoteBroadcastNodeUrl } from '../../services/live/remote-broadcast';
 import type { LiveRequest } from '../../services/live/live-playback';
 import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
 import { clientAddressOf, isFromPlaybackWorker, workerTakesFiles } from '../edge/from-playback-worker';
@@ -34,6 +36,7 @@ import { downloadDisposition } from './download-disposition';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from '../serving/playback-paths';
 import { matchMasterPath, serveMaster } from './serve-master';
 import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
+import { forwardLive, isForwardedLive } from './forward-live';
 import { serveLive } from './serve-live';
 
 // The playback host, answered by the Node server before Next.js routing: playlists, segments and
@@ -206,10 +209,21 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
       await sendPlaybackReply(playback.request, response, await replyFor(playback), { workerSendsFiles, extraHeaders });
     }
   } catch (error) {
+    if (isApiError(error) && error.type === 'failed_request' && (await forwardedToHolder(playback, response))) return;
     if (isApiError(error)) return sendPlaybackError(response, error);
     getLogger().error({ err: error, url: playback.request.url }, 'playback request failed');
     sendPlaybackError(response, unexpectedApiError(error));
   }
+};
+
+// Nothing playable here (412): a broadcast may be live on another node of the cluster, which then
+// answers its HLS (forward-live.ts). Asked only on this error path, so on-demand playback pays nothing.
+const forwardedToHolder = async (playback: PlaybackRequest, response: ServerResponse): Promise<boolean> => {
+  if (!liveRequestOf(playback.path) || isForwardedLive(playback.request)) return false;
+  const holder = await remoteBroadcastNodeUrl(playback.path.playbackId, getEnv().live.nodeUrl);
+  if (!holder) return false;
+  await forwardLive(playback.request, response, holder);
+  return true;
 };
 
 // HLS of a broadcast running (or just ended) on this node; everything else under a live playback

@@ -98,7 +98,7 @@ describe('live streams on SQLite', () => {
   test('a recording’s ingest type follows the protocol its publisher connected with', async () => {
     const ingestTypeOfRecording = async (ingestProtocol: 'rtmp' | 'rtmps' | 'srt', assetId: string) => {
       const stream = await createLiveStream({ body: { new_asset_settings: { playback_policies: ['public'] } } });
-      await markConnected(stream.id, 'node-a', true, ingestProtocol);
+      await markConnected(stream.id, { id: 'node-a', url: 'http://127.0.0.1:3001' }, true, ingestProtocol);
       await markRecordingAndActive({ liveStreamId: stream.id, assetId });
       return (await getDb().asset.findUniqueOrThrow({ where: { id: assetId } })).ingestType;
     };

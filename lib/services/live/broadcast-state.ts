@@ -18,12 +18,18 @@ const parseIds = (json: string): string[] => {
   return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
 };
 
-export const markConnected = async (liveStreamId: string, ingestNodeId: string, firstConnection: boolean, ingestProtocol: LiveIngestProtocol): Promise<void> => {
+/** `ingestNode`: this node, and where the others reach it (they forward live playback there). */
+export const markConnected = async (
+  liveStreamId: string,
+  ingestNode: { id: string; url: string },
+  firstConnection: boolean,
+  ingestProtocol: LiveIngestProtocol,
+): Promise<void> => {
   const now = new Date();
   await getDb().$transaction(async (tx) => {
     await tx.liveStream.update({
       where: { id: liveStreamId },
-      data: { connectedAt: now, ingestNodeId, ingestProtocol, ...(firstConnection && { broadcastStartedAt: now }) },
+      data: { connectedAt: now, ingestNodeId: ingestNode.id, ingestNodeUrl: ingestNode.url, ingestProtocol, ...(firstConnection && { broadcastStartedAt: now }) },
     });
     await recordLiveStreamEvent(tx, 'video.live_stream.connected', liveStreamId, { connected: true, recording: !firstConnection });
   });
@@ -103,7 +109,7 @@ export const markBroadcastEnded = async ({ liveStreamId, assetId, nodeId }: { li
     const ours = { id: liveStreamId, OR: [{ ingestNodeId: nodeId }, { ingestNodeId: null }] };
     const wasConnected = await tx.liveStream.updateMany({ where: { ...ours, connectedAt: { not: null } }, data: { connectedAt: null } });
     if (wasConnected.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.disconnected', liveStreamId, { connected: false, recording: false });
-    const ended = await tx.liveStream.updateMany({ where: ours, data: { activeAssetId: null, broadcastStartedAt: null, ingestNodeId: null } });
+    const ended = await tx.liveStream.updateMany({ where: ours, data: { activeAssetId: null, broadcastStartedAt: null, ingestNodeId: null, ingestNodeUrl: null } });
     if (ended.count === 1) {
       const idle = await tx.liveStream.updateMany({ where: { id: liveStreamId, status: 'active' }, data: { status: 'idle' } });
       if (idle.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.idle', liveStreamId, { connected: false, recording: false });

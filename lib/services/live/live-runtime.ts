@@ -269,7 +269,7 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
     for (const playbackId of stream.playbackIds) {
       registerLivePlayback(playbackId.id, { broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'sliding' });
     }
-    await markConnected(stream.id, nodeId, true, publisher.protocol);
+    await markConnected(stream.id, { id: nodeId, url: env.live.nodeUrl }, true, publisher.protocol);
     log.info({ liveStreamId: stream.id, renditions: rungs.map((rung) => rung.name), latencyMode: stream.latencyMode }, 'broadcast started');
     watchConnection(session, publisher);
     broadcast.whenPlayable(() => {
@@ -297,7 +297,7 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
         session.broadcast.disconnect();
         await session.connectionDone;
         if (session.ending) return publisher.close('the broadcast ended');
-        await markConnected(session.liveStreamId, nodeId, false, publisher.protocol);
+        await markConnected(session.liveStreamId, { id: nodeId, url: env.live.nodeUrl }, false, publisher.protocol);
         log.info({ liveStreamId: session.liveStreamId }, 'publisher reconnected');
         watchConnection(session, publisher);
         return;

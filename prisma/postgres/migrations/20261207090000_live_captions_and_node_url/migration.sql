@@ -1,2 +1,3 @@
 -- AlterTable
 ALTER TABLE "LiveStream" ADD COLUMN "generatedSubtitlesJson" TEXT;
+ALTER TABLE "LiveStream" ADD COLUMN "ingestNodeUrl" TEXT;
