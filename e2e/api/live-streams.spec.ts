@@ -326,7 +326,8 @@ test('refusals: baseline tier, bad ranges and modes, features Keyframe lacks, un
   expectApiError(await create({ meta: { title: 'x'.repeat(513) } }), 400, 'invalid_parameters', /^meta\.title: /);
   expectApiError(await create({ low_latency: true, latency_mode: 'standard' }), 400, 'invalid_parameters', /disagrees/);
   expectApiError(await create({ simulcast_targets: [{ url: 'https://live.example.com/app', stream_key: 'abc' }] }), 400, 'invalid_parameters', /^simulcast_targets\[0\]\.url: /);
-  expectApiError(await create({ embedded_subtitles: [{ name: 'CC', language_channel: 'cc1' }] }), 400, 'invalid_parameters', /^embedded_subtitles: .*not supported/);
+  expectApiError(await create({ embedded_subtitles: [{ language_channel: 'cc5' }] }), 400, 'invalid_parameters', /^embedded_subtitles\[0\]\.language_channel: /);
+  expectApiError(await create({ embedded_subtitles: [{ language_channel: 'cc2' }, { language_channel: 'cc2' }] }), 400, 'invalid_parameters', /cc2 is listed twice/);
   expectApiError(await create({ generated_subtitles: [{ name: 'Auto', language_code: 'fr' }] }), 400, 'invalid_parameters', /^generated_subtitles: language_code "fr".*English only/);
   expectApiError(await create({ generated_subtitles: [{ name: 'A' }, { name: 'B' }] }), 400, 'invalid_parameters', /At most one subtitle track/);
   expectApiError(await create({ srt_passphrase: 'secret' }), 400, 'invalid_parameters', /^srt_passphrase: .*SRT/);
@@ -349,8 +350,12 @@ test('refusals: baseline tier, bad ranges and modes, features Keyframe lacks, un
   expect((await mux.video.liveStreams.retrieve(other.id)).generated_subtitles).toEqual([{ name: 'Auto', language_code: 'en' }]);
   expect((await mux.video.liveStreams.updateGeneratedSubtitles(other.id, { generated_subtitles: [] })).generated_subtitles).toBeUndefined();
   await expect(mux.video.liveStreams.updateGeneratedSubtitles(other.id, { generated_subtitles: [{ language_code: 'de' }] })).rejects.toBeInstanceOf(Mux.BadRequestError);
-  // Mux's sub-resources Keyframe lacks answer 400 saying so.
-  await expect(mux.video.liveStreams.updateEmbeddedSubtitles(other.id, { embedded_subtitles: [] })).rejects.toBeInstanceOf(Mux.BadRequestError);
+  const withCaptions = await mux.video.liveStreams.updateEmbeddedSubtitles(other.id, { embedded_subtitles: [{ language_channel: 'cc1' }, { name: 'Español', language_code: 'es', language_channel: 'cc3' }] });
+  expect(withCaptions.embedded_subtitles).toEqual([
+    { name: 'English CC', language_code: 'en', language_channel: 'cc1' },
+    { name: 'Español', language_code: 'es', language_channel: 'cc3' },
+  ]);
+  expect((await mux.video.liveStreams.updateEmbeddedSubtitles(other.id, { embedded_subtitles: [] })).embedded_subtitles).toBeUndefined();
   expectApiError(await api.post(`/video/v1/live-streams/${WELL_FORMED_UNKNOWN_ID}/simulcast-targets`, { url: 'rtmp://x/app' }), 404, 'not_found');
   expectApiError(await api.get(`/video/v1/live-streams/${other.id}/no-such-thing`), 404, 'not_found');
 

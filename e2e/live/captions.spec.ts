@@ -1,19 +1,22 @@
 import type Mux from '@mux/mux-node';
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { extractCaptionsWebVtt, makeCaptionedH264 } from '../../harness/cea608-fixture';
 import { makeSpeechClip, type SpeechClip } from '../../harness/speech-fixtures';
 import { wordErrorRate } from '../../harness/word-error-rate';
 import { WebhookReceiver } from '../../harness/webhook-receiver';
 import { Api } from '../support/api';
-import { startLiveKeyframe, startLivePlayer, waitForPlaylist, type LiveServer } from '../support/live';
+import { liveParsedCues, startLiveKeyframe, startLivePlayer, waitForPlaylist, type LiveServer } from '../support/live';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
 
-// Generated live captions: a live stream with generated_subtitles gets a WebVTT subtitles
+// Live captions, generated and embedded. Generated: a live stream with generated_subtitles gets a WebVTT subtitles
 // rendition in its live playlist, made from the publisher's speech as it is said (festival's
 // voice reading the captions script, published in real time); hls.js shows the cues at the
 // moments they were said; the recording gets the live captions as its generated_live track and
 // the same speech transcribed again as generated_live_final, which replaces it in the playlist.
+// Embedded: a publisher's CEA-608 captions (made at test time: harness/cea608-fixture.ts) are
+// declared, carried by every rung, decoded by hls.js, and read into the recording.
 
 test.describe.configure({ mode: 'serial' });
 
@@ -192,4 +195,74 @@ test('speech published live: captions listed within seconds of being said, shown
   const onDemand = await (await fetch(live.server.url(`/${assetPlaybackId}.m3u8`))).text();
   expect(onDemand).toContain(`subtitles-${finalTrack.id}`);
   expect(onDemand).not.toContain(`subtitles-${liveTrack.id}`);
+});
+
+test('embedded CEA-608 captions: declared in the live playlist, carried by every rung, shown by hls.js, read into the recording (cc1 ready, an empty cc3 errored)', async ({ page }, testInfo) => {
+  test.setTimeout(180_000);
+  const captioned = await makeCaptionedH264({
+    outputPath: testInfo.outputPath('captioned.flv'),
+    seconds: 12,
+    // 540p: the ladder encodes a 360p rung below the passed-through source.
+    width: 960,
+    height: 540,
+    captions: [
+      { text: 'HELLO FROM KEYFRAME', start: 1, end: 3 },
+      { text: 'SECOND CAPTION', start: 4, end: 6 },
+      { text: 'THIRD ONE', start: 7, end: 9 },
+    ],
+  });
+  const stream = await mux.video.liveStreams.create({
+    playback_policies: ['public'],
+    new_asset_settings: { playback_policies: ['public'] },
+    latency_mode: 'reduced',
+    embedded_subtitles: [{ language_channel: 'cc1' }, { name: 'Spare', language_code: 'es', language_channel: 'cc3' }],
+  });
+  const playbackId = stream.playback_ids![0]!.id;
+  const liveUrl = live.server.url(`/${playbackId}.m3u8`);
+  const publisher = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-re', '-i', captioned.path, '-c', 'copy', '-f', 'flv', live.rtmpUrl(stream.stream_key)], { stdio: 'ignore' });
+  const published = new Promise((resolve) => publisher.once('exit', resolve));
+
+  // Every rung is listed once it has a segment: the source, and an encoded one below it.
+  const multivariant = await waitForPlaylist(liveUrl, (text) => text.split('#EXT-X-STREAM-INF').length > 2, 20_000);
+  expect(multivariant).toContain('#EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="English CC",LANGUAGE="en",AUTOSELECT=YES,DEFAULT=NO,INSTREAM-ID="CC1"');
+  expect(multivariant).toContain('NAME="Spare",LANGUAGE="es",AUTOSELECT=YES,DEFAULT=NO,INSTREAM-ID="CC3"');
+  const variants = multivariant.split('\n').filter((line) => line.startsWith('#EXT-X-STREAM-INF'));
+  expect(variants.length).toBeGreaterThan(1);
+  expect(variants.every((line) => line.includes('CLOSED-CAPTIONS="cc"'))).toBe(true);
+  // hls.js renders 608 captions into a native text track only when video has a SourceBuffer of its
+  // own (its cue cache is flushed on video appends); live renditions mux audio and video, so the
+  // cues are read as hls.js parses them instead.
+  await startLivePlayer(page, liveUrl, { renderTextTracksNatively: false });
+  await published;
+
+  // Every rung, the passed-through source and the encoded ones, carries the captions: its segments
+  // joined behind its init segment decode to the three captions at their times.
+  const variantUris = multivariant.split('\n').filter((line) => line && !line.startsWith('#'));
+  for (const [index, uri] of variantUris.entries()) {
+    const mediaUrl = new URL(uri, liveUrl).toString();
+    const media = await (await fetch(mediaUrl)).text();
+    const init = /#EXT-X-MAP:URI="([^"]+)"/.exec(media)![1]!;
+    const parts = [init, ...media.split('\n').filter((line) => line.endsWith('.m4s'))];
+    const bytes = await Promise.all(parts.map(async (part) => Buffer.from(await (await fetch(new URL(part, mediaUrl))).arrayBuffer())));
+    const joined = testInfo.outputPath(`rung-${index}.mp4`);
+    await writeFile(joined, Buffer.concat(bytes));
+    const cues = parseVtt(await extractCaptionsWebVtt(joined)).cues.map((cue) => cue.text);
+    expect(cues, `rung ${uri}`).toEqual(['HELLO FROM KEYFRAME', 'SECOND CAPTION', 'THIRD ONE']);
+  }
+
+  // hls.js decodes them out of the video it plays.
+  await expect.poll(async () => (await liveParsedCues(page)).map((cue) => cue.text.trim()), { timeout: 30_000 }).toEqual(['HELLO FROM KEYFRAME', 'SECOND CAPTION', 'THIRD ONE']);
+
+  const assetId = (await mux.video.liveStreams.retrieve(stream.id)).recent_asset_ids!.at(-1)!;
+  const ready = await api.waitForStatus(assetId, ['ready', 'errored'], 120_000);
+  expect(ready.status, JSON.stringify(ready.errors)).toBe('ready');
+  const textTracks = async () => ((await mux.video.assets.retrieve(assetId)).tracks ?? []).filter((track) => track.type === 'text');
+  await expect.poll(async () => (await textTracks()).map((track) => `${track.name}:${track.status}`).sort(), { timeout: 60_000 }).toEqual(['English CC:ready', 'Spare:errored']);
+  const english = (await textTracks()).find((track) => track.name === 'English CC')!;
+  expect(english).toMatchObject({ text_source: 'embedded', closed_captions: true, language_code: 'en' });
+  const assetPlaybackId = ready.playback_ids![0]!.id as string;
+  const recorded = parseVtt(await (await fetch(live.server.url(`/${assetPlaybackId}/text/${english.id}.vtt`))).text()).cues;
+  expect(recorded.map((cue) => cue.text)).toEqual(['HELLO FROM KEYFRAME', 'SECOND CAPTION', 'THIRD ONE']);
+  // On the recording's timeline, which starts with the first recorded frame (the clip's first).
+  recorded.forEach((cue, index) => expect(Math.abs(cue.start - [1, 4, 7][index]!), cue.text).toBeLessThan(0.5));
 });

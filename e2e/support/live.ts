@@ -111,10 +111,13 @@ type LiveWindow = Window & {
   __live?: { state: Omit<LivePlayerState, 'currentTime' | 'latency' | 'playingDateMs'>; hls: { latency: number; playingDate: Date | null } };
 };
 
-/** hls.js with its default configuration (lowLatencyMode on), playing `src` muted. */
-export const startLivePlayer = async (page: Page, src: string): Promise<void> => {
+/**
+ * hls.js with its default configuration (lowLatencyMode on), or these `config` changes, playing
+ * `src` muted; cues hls.js parses itself (`renderTextTracksNatively: false`) are kept as their text.
+ */
+export const startLivePlayer = async (page: Page, src: string, config: Record<string, unknown> = {}): Promise<void> => {
   await page.addScriptTag({ path: HLS_JS_PATH });
-  await page.evaluate((url) => {
+  await page.evaluate(({ url, config }) => {
     const win = window as unknown as LiveWindow & { Hls: { Events: Record<string, string> } };
     const video = document.createElement('video');
     video.id = 'live';
@@ -122,8 +125,13 @@ export const startLivePlayer = async (page: Page, src: string): Promise<void> =>
     video.playsInline = true;
     document.body.append(video);
     const state = { stalls: 0, lowLatencyParts: false, fatal: null as string | null, errors: [] as string[] };
-    const hls = new win.Hls();
+    const hls = new win.Hls(config);
     win.__live = { state, hls };
+    const parsedCues: Array<{ start: number; text: string }> = [];
+    (win as unknown as { __parsedCues: typeof parsedCues }).__parsedCues = parsedCues;
+    hls.on(win.Hls.Events.CUES_PARSED!, (_event, data) => {
+      for (const cue of data.cues as Array<{ startTime: number; text: string }>) parsedCues.push({ start: cue.startTime, text: cue.text });
+    });
     let started = false;
     video.addEventListener('playing', () => {
       started = true;
@@ -143,8 +151,12 @@ export const startLivePlayer = async (page: Page, src: string): Promise<void> =>
     hls.on(win.Hls.Events.MANIFEST_PARSED!, () => void video.play().catch(() => undefined));
     hls.loadSource(url);
     hls.attachMedia(video);
-  }, src);
+  }, { url: src, config });
 };
+
+/** The cues hls.js parsed so far (with `renderTextTracksNatively: false`). */
+export const liveParsedCues = (page: Page): Promise<Array<{ start: number; text: string }>> =>
+  page.evaluate(() => (window as unknown as { __parsedCues: Array<{ start: number; text: string }> }).__parsedCues);
 
 export const livePlayerState = (page: Page): Promise<LivePlayerState> =>
   page.evaluate(() => {

@@ -42,3 +42,45 @@ export const normalizeGeneratedLiveSubtitles = (body: GeneratedLiveSubtitlesBody
 };
 
 export const parseGeneratedLiveSubtitles = (json: string | null): GeneratedLiveSubtitle[] => (json ? (JSON.parse(json) as GeneratedLiveSubtitle[]) : []);
+
+// `embedded_subtitles`: CEA-608 captions the publisher's encoder carries in its H.264 (SEI), on one
+// of the four caption channels. They travel with the video, so the live playlists declare them
+// (players decode them) and the recording gets them as a `closed_captions` text track.
+
+export const CEA608_CHANNELS = ['cc1', 'cc2', 'cc3', 'cc4'] as const;
+export type Cea608Channel = (typeof CEA608_CHANNELS)[number];
+
+const embeddedLiveSubtitleSchema = z.object({
+  name: z.string({ error: 'must be a string' }).trim().min(1, { error: 'must not be empty' }).max(255).optional(),
+  language_code: z.string({ error: 'must be a BCP 47 language tag' }).min(2).max(35).optional(),
+  language_channel: z.enum(CEA608_CHANNELS, { error: 'must be cc1, cc2, cc3 or cc4' }).optional(),
+  passthrough: passthroughSchema.optional(),
+});
+
+export const embeddedLiveSubtitlesSchema = z
+  .array(embeddedLiveSubtitleSchema, { error: 'must be an array of {name?, language_code?, language_channel?, passthrough?}' })
+  .max(CEA608_CHANNELS.length, { error: `At most ${CEA608_CHANNELS.length} caption channels` });
+
+export type EmbeddedLiveSubtitlesBody = z.infer<typeof embeddedLiveSubtitlesSchema>;
+
+export type EmbeddedLiveSubtitle = { name: string; language_code: string; language_channel: Cea608Channel; passthrough?: string };
+
+export const normalizeEmbeddedLiveSubtitles = (
+  body: EmbeddedLiveSubtitlesBody,
+  nameOf: (languageCode: string) => string,
+): { ok: true; json: string | null } | { ok: false; messages: string[] } => {
+  const tracks = body.map(
+    (track): EmbeddedLiveSubtitle => ({
+      name: track.name ?? nameOf(track.language_code ?? 'en'),
+      language_code: track.language_code ?? 'en',
+      language_channel: track.language_channel ?? 'cc1',
+      ...(track.passthrough !== undefined && { passthrough: track.passthrough }),
+    }),
+  );
+  const channels = tracks.map((track) => track.language_channel);
+  const repeated = channels.filter((channel, index) => channels.indexOf(channel) !== index);
+  if (repeated.length > 0) return { ok: false, messages: [`embedded_subtitles: language_channel ${repeated[0]} is listed twice`] };
+  return { ok: true, json: tracks.length > 0 ? JSON.stringify(tracks) : null };
+};
+
+export const parseEmbeddedLiveSubtitles = (json: string | null): EmbeddedLiveSubtitle[] => (json ? (JSON.parse(json) as EmbeddedLiveSubtitle[]) : []);

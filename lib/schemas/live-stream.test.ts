@@ -6,7 +6,6 @@ import {
   normalizeUpdateLiveStream,
   recordingAssetSettings,
   serializeLiveStream,
-  unsupportedLiveSubresource,
   updateLiveStreamSchema,
   withoutStaticRenditions,
   type LiveStreamRecord,
@@ -39,6 +38,7 @@ describe('normalizeCreateLiveStream', () => {
       useSlateForStandardLatency: false,
       reconnectSlateUrl: null,
       generatedSubtitlesJson: null,
+      embeddedSubtitlesJson: null,
       audioOnly: false,
       passthrough: null,
       metaJson: null,
@@ -100,12 +100,20 @@ describe('normalizeCreateLiveStream', () => {
 
   test('features Keyframe does not have are refused, each with its own message; empty lists ask for nothing', () => {
     const messages = problems({
-      embedded_subtitles: [{ language_channel: 'cc1' }],
+      embedded_subtitles: [{ language_channel: 'cc1' }, { language_channel: 'cc1' }],
       generated_subtitles: [{ language_code: 'fr' }],
     });
-    expect(messages).toEqual([expect.stringMatching(/^embedded_subtitles: .*not supported/), expect.stringMatching(/^generated_subtitles: language_code "fr" .*English only/)]);
+    expect(messages).toEqual([expect.stringMatching(/^generated_subtitles: language_code "fr" .*English only/), 'embedded_subtitles: language_channel cc1 is listed twice']);
     expect(problems({ generated_subtitles: [{ transcription_vocabulary_ids: ['v1'] }] })).toEqual([expect.stringMatching(/transcription_vocabulary_ids .*not supported/)]);
     expect(create({ embedded_subtitles: [], generated_subtitles: [] }).ok).toBe(true);
+  });
+
+  test('embedded_subtitles: channel cc1 and a name from the language unless given', () => {
+    const created = create({ embedded_subtitles: [{}, { name: 'Spanish', language_code: 'es', language_channel: 'cc3', passthrough: 'p' }] });
+    expect(created.ok && JSON.parse(created.value.embeddedSubtitlesJson!)).toEqual([
+      { name: 'English CC', language_code: 'en', language_channel: 'cc1' },
+      { name: 'Spanish', language_code: 'es', language_channel: 'cc3', passthrough: 'p' },
+    ]);
   });
 
   test('generated_subtitles: English, one track, stored with its name and language filled in', () => {
@@ -259,6 +267,7 @@ describe('serializeLiveStream', () => {
     useSlateForStandardLatency: false,
     reconnectSlateUrl: null,
     generatedSubtitlesJson: null,
+    embeddedSubtitlesJson: null,
     audioOnly: false,
     passthrough: null,
     metaJson: null,
@@ -328,9 +337,3 @@ describe('serializeLiveStream', () => {
   });
 });
 
-describe('unsupportedLiveSubresource', () => {
-  test('names the Mux live feature Keyframe lacks, and nothing else', () => {
-    expect(unsupportedLiveSubresource('embedded-subtitles')).toMatch(/not supported/);
-    for (const other of ['constructor', 'toString', 'playback-ids', 'simulcast-targets', 'generated-subtitles', undefined]) expect(unsupportedLiveSubresource(other)).toBeUndefined();
-  });
-});

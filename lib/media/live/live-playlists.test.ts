@@ -263,6 +263,21 @@ describe('renderLiveMultivariantPlaylist', () => {
     ]);
   });
 
+  test('embedded CEA-608 captions: a closed-captions group every variant names', () => {
+    const text = renderLiveMultivariantPlaylist([{ uri: 'source/index.m3u8', bandwidth: 2_000_000, codecs: 'avc1.64001f,mp4a.40.2' }], {
+      closedCaptions: [
+        { name: 'English CC', language: 'en', instreamId: 'CC1' },
+        { name: 'Español', language: 'es', instreamId: 'CC3' },
+      ],
+    });
+    expect(text.split('\n').slice(3, 7)).toEqual([
+      '#EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="English CC",LANGUAGE="en",AUTOSELECT=YES,DEFAULT=NO,INSTREAM-ID="CC1"',
+      '#EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="Español",LANGUAGE="es",AUTOSELECT=YES,DEFAULT=NO,INSTREAM-ID="CC3"',
+      '#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",CLOSED-CAPTIONS="cc"',
+      'source/index.m3u8',
+    ]);
+  });
+
   test('audio only: codecs alone', () => {
     expect(renderLiveMultivariantPlaylist([{ uri: 'audio/index.m3u8', bandwidth: 136_000, codecs: 'mp4a.40.2' }])).toBe(
       '#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-INDEPENDENT-SEGMENTS\n#EXT-X-STREAM-INF:BANDWIDTH=136000,CODECS="mp4a.40.2"\naudio/index.m3u8\n',

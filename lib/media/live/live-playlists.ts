@@ -150,16 +150,36 @@ export const renderLiveMediaPlaylist = (input: LiveMediaPlaylistInput): string =
   return `${lines.join('\n')}\n`;
 };
 
+/** A CEA-608 channel the video carries in its SEI (RFC 8216bis EXT-X-MEDIA TYPE=CLOSED-CAPTIONS). */
+export type ClosedCaptionsMedia = { name: string; language?: string; instreamId: 'CC1' | 'CC2' | 'CC3' | 'CC4' };
+
+const CLOSED_CAPTIONS_GROUP = 'cc';
+
+const closedCaptionsMediaLine = (media: ClosedCaptionsMedia): string =>
+  `#EXT-X-MEDIA:${[
+    'TYPE=CLOSED-CAPTIONS',
+    `GROUP-ID=${quoted(CLOSED_CAPTIONS_GROUP)}`,
+    `NAME=${quoted(media.name.replace(/["\r\n]/g, ' '))}`,
+    ...(media.language ? [`LANGUAGE=${quoted(media.language)}`] : []),
+    'AUTOSELECT=YES',
+    'DEFAULT=NO',
+    `INSTREAM-ID=${quoted(media.instreamId)}`,
+  ].join(',')}`;
+
 /**
  * The live multivariant playlist: one variant per rung, audio muxed in, highest bandwidth first;
- * `subtitles` (generated live captions) as a subtitles group every variant names.
+ * `subtitles` (generated live captions) as a subtitles group, `closedCaptions` (CEA-608 channels
+ * the publisher embeds) as a closed-captions group, each named by every variant.
  */
-export const renderLiveMultivariantPlaylist = (variants: LiveVariant[], { subtitles = [] }: { subtitles?: SubtitlesMedia[] } = {}): string => {
+export const renderLiveMultivariantPlaylist = (
+  variants: LiveVariant[],
+  { subtitles = [], closedCaptions = [] }: { subtitles?: SubtitlesMedia[]; closedCaptions?: ClosedCaptionsMedia[] } = {},
+): string => {
   if (variants.length === 0) throw new Error('A multivariant playlist needs at least one variant');
-  const lines = ['#EXTM3U', `#EXT-X-VERSION:${VERSION}`, '#EXT-X-INDEPENDENT-SEGMENTS', ...subtitles.map(subtitlesMediaLine)];
+  const lines = ['#EXTM3U', `#EXT-X-VERSION:${VERSION}`, '#EXT-X-INDEPENDENT-SEGMENTS', ...subtitles.map(subtitlesMediaLine), ...closedCaptions.map(closedCaptionsMediaLine)];
   for (const variant of [...variants].sort((a, b) => b.bandwidth - a.bandwidth)) {
     // No CLOSED-CAPTIONS=NONE, unlike on-demand: a publisher's H.264 may carry CEA-608 captions,
-    // which pass through with the source rendition.
+    // which pass through with the source rendition (and x264 keeps them in the encoded ones).
     const attributes = [
       `BANDWIDTH=${Math.round(variant.bandwidth)}`,
       ...(variant.averageBandwidth === undefined ? [] : [`AVERAGE-BANDWIDTH=${Math.round(variant.averageBandwidth)}`]),
@@ -167,6 +187,7 @@ export const renderLiveMultivariantPlaylist = (variants: LiveVariant[], { subtit
       ...(variant.resolution ? [`RESOLUTION=${variant.resolution.width}x${variant.resolution.height}`] : []),
       ...(variant.frameRate ? [`FRAME-RATE=${variant.frameRate.toFixed(3)}`] : []),
       ...(subtitles.length > 0 ? [`SUBTITLES=${quoted(SUBTITLES_GROUP)}`] : []),
+      ...(closedCaptions.length > 0 ? [`CLOSED-CAPTIONS=${quoted(CLOSED_CAPTIONS_GROUP)}`] : []),
     ];
     lines.push(`#EXT-X-STREAM-INF:${attributes.join(',')}`, variant.uri);
   }

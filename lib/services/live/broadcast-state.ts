@@ -1,5 +1,5 @@
 import { getDb } from '../../db/client';
-import { parseGeneratedLiveSubtitles } from '../../schemas/live-captions';
+import { parseEmbeddedLiveSubtitles, parseGeneratedLiveSubtitles } from '../../schemas/live-captions';
 import { recordingAssetSettings, type LiveIngestProtocol } from '../../schemas/live-stream';
 import { canonicalLanguageCode, trackSelect } from '../../schemas/track';
 import { generateId } from '../../utils/ids';
@@ -12,6 +12,10 @@ import { recordLiveStreamEvent } from './live-stream-events';
 // disconnected (→ connected … on a reconnect) → idle.
 
 const RECENT_ASSETS_KEPT = 10;
+
+/** An embedded captions track's source: the CEA-608 channel of the recording's video it is read from. */
+export const embeddedCaptionsSource = (channel: string): string => `cea-608:${channel}`;
+export const embeddedCaptionsChannel = (sourceUrl: string | null): string | null => (sourceUrl?.startsWith('cea-608:') ? sourceUrl.slice('cea-608:'.length) : null);
 
 const parseIds = (json: string): string[] => {
   const parsed: unknown = JSON.parse(json);
@@ -41,7 +45,9 @@ export const markConnected = async (
  * recording's ingest type follows the protocol markConnected recorded. With generated_subtitles
  * the recording has a `generated_live` text track at once (the live captions, whose WebVTT file
  * finalize-recording.ts writes), and asks for the same captions as its first input's
- * generated_subtitles, which the on-demand ingest makes the `generated_live_final` track.
+ * generated_subtitles, which the on-demand ingest makes the `generated_live_final` track. Each of
+ * its embedded_subtitles channels is a `closed_captions` text track, preparing until
+ * finalize-recording.ts reads the channel out of the recording.
  */
 export const markRecordingAndActive = async ({
   liveStreamId,
@@ -71,6 +77,25 @@ export const markRecordingAndActive = async ({
             languageCode: canonicalLanguageCode(caption.language_code) ?? caption.language_code,
             textType: 'subtitles',
             textSource: 'generated_live',
+            passthrough: caption.passthrough ?? null,
+          },
+          select: trackSelect,
+        });
+        await recordTrackEvent(tx, 'video.asset.track.created', assetId, track);
+      }
+      for (const caption of parseEmbeddedLiveSubtitles(stream.embeddedSubtitlesJson)) {
+        const track = await tx.track.create({
+          data: {
+            id: generateId(),
+            assetId,
+            type: 'text',
+            status: 'preparing',
+            name: caption.name,
+            languageCode: canonicalLanguageCode(caption.language_code) ?? caption.language_code,
+            textType: 'subtitles',
+            textSource: 'embedded',
+            closedCaptions: true,
+            sourceUrl: embeddedCaptionsSource(caption.language_channel),
             passthrough: caption.passthrough ?? null,
           },
           select: trackSelect,

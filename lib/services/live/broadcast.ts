@@ -6,6 +6,7 @@ import { FIRST_OUTPUT_FD, liveTranscodeArgs } from '../../media/live/live-transc
 import { liveSlateArgs } from '../../media/live/slate-args';
 import type { LiveSegmenterEvent } from '../../media/live/live-segmenter';
 import type { LiveVariant } from '../../media/live/live-playlists';
+import type { EmbeddedLiveSubtitle } from '../../schemas/live-captions';
 import type { LatencyMode } from '../../schemas/live-stream';
 import { buildCaptionCues } from '../../media/captions/caption-cues';
 import { appendCaptionLines, appendIndexLine, connectionDirectory, liveInitPath, liveSegmentPath, writeFileAtomically, type IndexedSegment } from './live-files';
@@ -39,6 +40,12 @@ type Connection = {
 
 /** Generated live captions (the stream's generated_subtitles): the recogniser, and the rendition's name and language. */
 export type LiveCaptionsSettings = { binary: string; modelDir: string; name: string; languageCode: string };
+
+/**
+ * The broadcast's text: `generated` captions made here (null for none), and the CEA-608 channels
+ * the publisher's video carries (`embedded`), which the multivariant playlist declares.
+ */
+export type BroadcastText = { generated: LiveCaptionsSettings | null; embedded: EmbeddedLiveSubtitle[] };
 
 /**
  * How long after its end a captions segment waits for the recogniser at most (see
@@ -91,10 +98,10 @@ export class Broadcast {
     readonly rungs: LiveRung[],
     readonly directory: string,
     private readonly log: Logger,
-    readonly captionsSettings: LiveCaptionsSettings | null = null,
+    readonly text: BroadcastText = { generated: null, embedded: [] },
   ) {
     this.profile = LATENCY_PROFILES[latencyMode];
-    this.captions = captionsSettings ? new LiveCaptionsTrack(CAPTIONS_HOLD_BACK_SECONDS, this.profile.segmentSeconds) : null;
+    this.captions = text.generated ? new LiveCaptionsTrack(CAPTIONS_HOLD_BACK_SECONDS, this.profile.segmentSeconds) : null;
     this.timelines = rungs.map((rung) => new LiveTimeline(rung.name, this.profile.segmentSeconds));
     this.rungInfo = rungs.map(() => null);
   }
@@ -206,13 +213,14 @@ export class Broadcast {
   // rendition and lines of captions.jsonl (the recording's generated_live track).
   private listenForCaptions(connection: Connection): void {
     const captions = this.captions;
-    if (!captions || !this.captionsSettings) return;
+    const settings = this.text.generated;
+    if (!captions || !settings) return;
     const feed = connection.packager.speech;
     captions.openConnection(connection.index, { captioned: feed !== null });
     if (!feed) return;
     const captioner = startLiveCaptioner({
-      binary: this.captionsSettings.binary,
-      modelDir: this.captionsSettings.modelDir,
+      binary: settings.binary,
+      modelDir: settings.modelDir,
       feed,
       log: this.log.child({ connection: connection.index }),
       // The feed starts with the connection's first audio, taken as its first segment's start.

@@ -11,6 +11,7 @@ import { renderTranscript, renderWebVtt, type Cue } from '../../media/text/cues'
 import { publishFile } from '../../storage/atomic-file';
 import { isStoredFile, sourceFilePath, textTrackFilePath } from '../../storage/asset-files';
 import { shareFile } from '../storage/shared-storage';
+import { readRecordingClosedCaptions } from './recording-closed-captions';
 import { ingestAsset } from '../ingest/ingest-asset';
 import { markAssetErrored } from '../ingest/mark-asset-errored';
 import {
@@ -148,5 +149,10 @@ export const finalizeRecording = async ({ assetId, signal, log }: { assetId: str
     await getDb().asset.updateMany({ where: { id: assetId }, data: { recordingTimesJson: JSON.stringify(times), isLive: false } });
     log.info({ assetId, seconds: times.reduce((sum, time) => sum + time.duration, 0), connections: times.length }, 'live recording joined');
   }
-  await ingestAsset({ assetId, signal, log });
+  try {
+    await ingestAsset({ assetId, signal, log });
+  } finally {
+    // Also after a failed ingest: its captions tracks end errored rather than preparing for ever.
+    if (!signal.aborted) await readRecordingClosedCaptions({ assetId, signal, log });
+  }
 };

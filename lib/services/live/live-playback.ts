@@ -1,4 +1,4 @@
-import { blockingReloadTarget, renderLiveMediaPlaylist, renderLiveMultivariantPlaylist } from '../../media/live/live-playlists';
+import { blockingReloadTarget, renderLiveMediaPlaylist, renderLiveMultivariantPlaylist, type ClosedCaptionsMedia } from '../../media/live/live-playlists';
 import { ApiError, notFound } from '../../errors/api-error';
 import {
   livePartFileName,
@@ -152,11 +152,12 @@ export const answerLive = async ({
   const changing = !broadcast.isEnded;
   if (request.kind === 'multivariant') {
     const variants = broadcast.variants().map(({ rendition, ...variant }) => ({ ...variant, uri: renditionPlaylistUri(playbackId, rendition) }));
-    const settings = broadcast.captionsSettings;
-    const subtitles = settings
-      ? [{ uri: renditionPlaylistUri(playbackId, LIVE_CAPTIONS_RENDITION), name: settings.name, language: settings.languageCode, closedCaptions: false, isDefault: false }]
+    const { generated, embedded } = broadcast.text;
+    const subtitles = generated
+      ? [{ uri: renditionPlaylistUri(playbackId, LIVE_CAPTIONS_RENDITION), name: generated.name, language: generated.languageCode, closedCaptions: false, isDefault: false }]
       : [];
-    return { body: signUris(renderLiveMultivariantPlaylist(variants, { subtitles }), proof), kind: 'playlist', cacheability, changing };
+    const closedCaptions = embedded.map((track) => ({ name: track.name, language: track.language_code, instreamId: track.language_channel.toUpperCase() as ClosedCaptionsMedia['instreamId'] }));
+    return { body: signUris(renderLiveMultivariantPlaylist(variants, { subtitles, closedCaptions }), proof), kind: 'playlist', cacheability, changing };
   }
   if (request.rendition === LIVE_CAPTIONS_RENDITION) return answerCaptions(entry, request, proof, cacheability);
   const timeline = timelineOf(entry, request.rendition);

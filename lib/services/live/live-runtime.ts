@@ -6,7 +6,7 @@ import { startRtmpServer, type PublishDecision, type RtmpPublisher, type RtmpSer
 import { startSrtGateway, type SrtAdmission, type SrtGateway } from '../../ingest/srt/srt-gateway';
 import { planLiveLadder, type LiveSourceInfo } from '../../media/live/live-ladder';
 import { nodeRuntime } from '../../runtime/node-runtime';
-import { parseGeneratedLiveSubtitles } from '../../schemas/live-captions';
+import { parseEmbeddedLiveSubtitles, parseGeneratedLiveSubtitles } from '../../schemas/live-captions';
 import type { LatencyMode } from '../../schemas/live-stream';
 import { generateId } from '../../utils/ids';
 import { Broadcast } from './broadcast';
@@ -247,7 +247,10 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
       rungs,
       directory,
       log.child({ liveStreamId: stream.id }),
-      captions ? { binary: env.pocketsphinx.path, modelDir: env.pocketsphinx.modelDir, name: captions.name, languageCode: captions.language_code } : null,
+      {
+        generated: captions ? { binary: env.pocketsphinx.path, modelDir: env.pocketsphinx.modelDir, name: captions.name, languageCode: captions.language_code } : null,
+        embedded: parseEmbeddedLiveSubtitles(stream.embeddedSubtitlesJson),
+      },
     );
     const session: Session = {
       broadcast,

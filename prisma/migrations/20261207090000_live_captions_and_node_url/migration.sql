@@ -1,3 +1,4 @@
 -- AlterTable
 ALTER TABLE "LiveStream" ADD COLUMN "generatedSubtitlesJson" TEXT;
+ALTER TABLE "LiveStream" ADD COLUMN "embeddedSubtitlesJson" TEXT;
 ALTER TABLE "LiveStream" ADD COLUMN "ingestNodeUrl" TEXT;

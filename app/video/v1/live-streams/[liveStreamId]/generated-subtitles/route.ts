@@ -4,7 +4,7 @@ import { withApi } from '@/lib/http/with-api';
 import { idParam } from '@/lib/schemas/common';
 import { generatedLiveSubtitlesSchema } from '@/lib/schemas/live-captions';
 import { serializeLiveStream } from '@/lib/schemas/live-stream';
-import { setGeneratedLiveSubtitles } from '@/lib/services/live-streams/generated-live-subtitles';
+import { setGeneratedLiveSubtitles } from '@/lib/services/live-streams/live-subtitles-settings';
 
 export const dynamic = 'force-dynamic';
 
