@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { renderWebVtt } from '../../lib/media/text/cues';
 import { timestampMapLine } from '../../lib/media/text/segment-webvtt';
-import { cueTimings, parseWebVtt, spreadOf, subtitlesPlaylistUrl, type ListedSegment } from './live-captions';
+import { parseWebVtt } from '../webvtt';
+import { cueTimings, spreadOf, subtitlesPlaylistUrl, type ListedSegment } from './live-captions';
 
 // The server's own WebVTT writer, as live-captions.ts (the server's) renders a segment.
 const segmentText = (mpegts: number, cues: Array<{ start: number; end: number; text: string }>) => renderWebVtt(cues, { header: [timestampMapLine(mpegts)] });

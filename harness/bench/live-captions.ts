@@ -4,12 +4,13 @@ import { LATENCY_PROFILES } from '../../lib/services/live/latency-profiles';
 import type { AccessToken } from './bench-server';
 import { createLiveStream, multivariantUrlOf, redactKeys, rtmpUrlOf, waitForNoPackagers, type BenchLiveStream, type LatencyMode } from './live-api';
 import type { LiveInput } from './live-inputs';
-import { parseMediaPlaylist, waitForPlayable } from './live-playlists';
+import { fetchText, parseMediaPlaylist, waitForPlayable } from './live-playlists';
 import { cpuSecondsOf, startLivePublisher, type LivePublisher } from './live-processes';
 import type { KeyframeProcess } from '../keyframe-process';
 import { descendantsOf, runCommand, type ProcessEntry } from '../processes';
 import { makeSpeechClip, type SpeechClip } from '../speech-fixtures';
 import { errorMessage, median, percentile, round, sleep } from '../stats';
+import { parseWebVtt, type VttCue } from '../webvtt';
 import { wordErrorRate, type WordErrorRate } from '../word-error-rate';
 
 // Generated live captions: festival's HTS voice reading the captions script (speech-fixtures.ts,
@@ -44,26 +45,6 @@ const LISTEN_AFTER_SPEECH_SECONDS = 8;
 // After the stop, the broadcast's end lists what is still pending; read for the transcript only.
 const LISTEN_AFTER_STOP_MS = 5_000;
 const RECOGNISER_EXIT_TIMEOUT_MS = 15_000;
-
-export type VttCue = { start: number; end: number; text: string };
-
-/** A WebVTT segment's cues, and its X-TIMESTAMP-MAP's MPEGTS in seconds (null without one). */
-export const parseWebVtt = (text: string): { mpegtsSeconds: number | null; cues: VttCue[] } => {
-  const map = /X-TIMESTAMP-MAP=MPEGTS:(\d+),LOCAL:00:00:00\.000/.exec(text);
-  const seconds = (stamp: string) => stamp.split(':').reduce((sum, part) => sum * 60 + Number(part), 0);
-  const cues = text
-    .replace(/\r\n/g, '\n')
-    .split(/\n\s*\n/)
-    .flatMap((block) => {
-      const lines = block.trim().split('\n');
-      const timing = lines.findIndex((line) => line.includes(' --> '));
-      if (timing === -1) return [];
-      // Cue settings may follow the end time.
-      const [start = '', end = ''] = (lines[timing] ?? '').split(' --> ').map((stamp) => stamp.trim().split(/\s+/)[0] ?? '');
-      return [{ start: seconds(start), end: seconds(end), text: lines.slice(timing + 1).join(' ').trim() }];
-    });
-  return { mpegtsSeconds: map ? Number(map[1]) / 90_000 : null, cues };
-};
 
 /** The generated subtitles rendition's media playlist, from the multivariant playlist's EXT-X-MEDIA line. */
 export const subtitlesPlaylistUrl = (multivariantUrl: string, multivariant: string): string | null => {
@@ -261,15 +242,6 @@ const watchRecogniserCpu = (serverPid: number, spawnedAtMs: number) => {
       };
     },
   };
-};
-
-const fetchText = async (url: string): Promise<{ status: number; text: string }> => {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-    return { status: response.status, text: await response.text() };
-  } catch (error) {
-    return { status: 0, text: String(error) };
-  }
 };
 
 /** The segments of the subtitles playlist, each with its URI (the line after its EXTINF). */

@@ -46,7 +46,8 @@ export const variantUrls = (multivariantUrl: string, text: string): string[] =>
 /** RESOLUTION=WxH of every variant, in listed order. */
 export const variantResolutions = (text: string): string[] => [...text.matchAll(/RESOLUTION=(\d+x\d+)/g)].map((match) => match[1] ?? '');
 
-const fetchText = async (url: string): Promise<{ status: number; text: string }> => {
+/** GET `url` as text; status 0 (and the error as text) when it cannot be reached. */
+export const fetchText = async (url: string): Promise<{ status: number; text: string }> => {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     return { status: response.status, text: await response.text() };

@@ -5,6 +5,8 @@
 export const SPEECH_SAMPLE_RATE = 16_000;
 /** Bytes per second of the WAV (16-bit mono), for its duration from its size. */
 export const SPEECH_BYTES_PER_SECOND = SPEECH_SAMPLE_RATE * 2;
+/** What speech engines read: mono 16-bit PCM at SPEECH_SAMPLE_RATE (the container is the caller's). */
+export const SPEECH_PCM_ARGS = ['-ac', '1', '-ar', String(SPEECH_SAMPLE_RATE), '-c:a', 'pcm_s16le'] as const;
 /** The canonical header ffmpeg writes with metadata dropped and bitexact on. */
 export const WAV_HEADER_BYTES = 44;
 
@@ -36,12 +38,7 @@ export const buildSpeechAudioArgs = ({
   '+bitexact',
   '-af',
   `aresample=${SPEECH_SAMPLE_RATE},asetpts=N/SR/TB`,
-  '-ac',
-  '1',
-  '-ar',
-  String(SPEECH_SAMPLE_RATE),
-  '-c:a',
-  'pcm_s16le',
+  ...SPEECH_PCM_ARGS,
   '-f',
   'wav',
   '-y',

@@ -1,4 +1,4 @@
-import { SPEECH_SAMPLE_RATE } from '../captions/speech-audio-args';
+import { SPEECH_PCM_ARGS, SPEECH_SAMPLE_RATE } from '../captions/speech-audio-args';
 import type { EncodedLiveRung, LiveRung } from './live-ladder';
 
 // ffmpeg arguments for the live packager, as data. One ffmpeg per broadcast reads the ingest once
@@ -44,12 +44,7 @@ export const speechPcmOutputArgs = (fd: number): string[] => [
   '-vn',
   '-af',
   `aresample=${SPEECH_SAMPLE_RATE}:async=1`,
-  '-ac',
-  '1',
-  '-ar',
-  String(SPEECH_SAMPLE_RATE),
-  '-c:a',
-  'pcm_s16le',
+  ...SPEECH_PCM_ARGS,
   '-f',
   's16le',
   `pipe:${fd}`,

@@ -3,7 +3,7 @@ import { renditionFileUri, subtitlesSegmentFileName } from '../../media/names';
 import type { Cue } from '../../media/text/cues';
 import { renderWebVtt } from '../../media/text/cues';
 import { cuesInSpan, timestampMapLine } from '../../media/text/segment-webvtt';
-import { LIVE_WINDOW_SECONDS } from './live-timeline';
+import { slidingWindowStart } from './live-timeline';
 
 // A broadcast's generated captions as a live HLS subtitles rendition: one WebVTT segment per
 // segment of the first rung (same media sequence numbers, durations, discontinuities and dates,
@@ -111,13 +111,7 @@ export class LiveCaptionsTrack {
   }
 
   windowStart(): number {
-    let total = 0;
-    let index = this.listed.length;
-    while (index > 0 && total < LIVE_WINDOW_SECONDS) {
-      index -= 1;
-      total += this.listed[index]!.durationSeconds;
-    }
-    return index;
+    return slidingWindowStart(this.listed);
   }
 
   entries(fromIndex: number): Array<Omit<LiveSegmentEntry, 'mapUri'>> {

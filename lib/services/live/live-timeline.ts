@@ -29,6 +29,18 @@ type Waiter = { msn: number; part: number | undefined; resolve: (reached: boolea
 
 // Mux keeps "approximately the most recent 30 seconds" in a live playlist.
 export const LIVE_WINDOW_SECONDS = 30;
+
+/** The index of the first segment a sliding-window playlist lists: the last LIVE_WINDOW_SECONDS of them. */
+export const slidingWindowStart = (segments: ReadonlyArray<{ durationSeconds: number }>): number => {
+  let total = 0;
+  let index = segments.length;
+  while (index > 0 && total < LIVE_WINDOW_SECONDS) {
+    index -= 1;
+    total += segments[index]!.durationSeconds;
+  }
+  return index;
+};
+
 const SEGMENTS_WITH_PARTS = 4;
 
 const initUri = (rendition: string, connection: number) => renditionFileUri(rendition, liveInitFileName(connection));
@@ -97,13 +109,7 @@ export class LiveTimeline {
 
   /** Segments of the sliding live window: the newest ones that together last about 30 s. */
   windowStart(): number {
-    let total = 0;
-    let index = this.segments.length;
-    while (index > 0 && total < LIVE_WINDOW_SECONDS) {
-      index -= 1;
-      total += this.segments[index]!.durationSeconds;
-    }
-    return index;
+    return slidingWindowStart(this.segments);
   }
 
   lastPart(): { msn: number; part: number } | null {
