@@ -155,6 +155,9 @@ export class LiveCaptionsTrack {
     const late = captions.cues.filter((cue) => !cue.listed && cue.end <= span.start);
     const cues = [...late, ...cuesInSpan(captions.cues, span)];
     for (const cue of cues) cue.listed = true;
+    // Listed cues that ended before this segment are in no later one: kept out of every later scan.
+    const firstKept = captions.cues.findIndex((cue) => !cue.listed || cue.end > span.start);
+    captions.cues.splice(0, firstKept === -1 ? captions.cues.length : firstKept);
     const text = renderWebVtt(
       cues.map(({ start, end, text: payload }) => ({ start, end, text: payload })),
       { header: [timestampMapLine(captions.mpegts)] },
