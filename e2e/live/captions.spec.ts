@@ -6,7 +6,6 @@ import { extractCaptionsWebVtt, makeCaptionedH264 } from '../../harness/cea608-f
 import { makeSpeechClip, type SpeechClip } from '../../harness/speech-fixtures';
 import { parseWebVtt, type VttCue } from '../../harness/webvtt';
 import { wordErrorRate } from '../../harness/word-error-rate';
-import { WebhookReceiver } from '../../harness/webhook-receiver';
 import { Api } from '../support/api';
 import { liveParsedCues, startLiveKeyframe, startLivePlayer, waitForPlaylist, type LiveServer } from '../support/live';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
@@ -28,7 +27,6 @@ const MAX_WER = 0.35;
 let live: LiveServer;
 let mux: Mux;
 let api: Api;
-let receiver: WebhookReceiver;
 let speech: SpeechClip;
 
 test.beforeAll(async ({}, testInfo) => {
@@ -39,11 +37,9 @@ test.beforeAll(async ({}, testInfo) => {
   const token = await live.server.createToken();
   mux = muxClient(live.server, token);
   api = new Api(live.server.baseUrl, token);
-  receiver = await (await WebhookReceiver.start()).subscribeTo(live.server);
 });
 
 test.afterAll(async () => {
-  await receiver?.close();
   await disposeKeyframe(live?.server);
 });
 

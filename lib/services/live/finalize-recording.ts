@@ -7,10 +7,9 @@ import { recordingRemuxArgs, renderConcatList, type RecordingPiece } from '../..
 import { parseLiveConnectionFolder } from '../../media/names';
 import { runProcess } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
-import { renderTranscript, renderWebVtt, type Cue } from '../../media/text/cues';
-import { publishFile } from '../../storage/atomic-file';
-import { isStoredFile, sourceFilePath, textTrackFilePath } from '../../storage/asset-files';
-import { shareFile } from '../storage/shared-storage';
+import type { Cue } from '../../media/text/cues';
+import { isStoredFile, sourceFilePath } from '../../storage/asset-files';
+import { storeTextTrackCues } from '../tracks/store-text-track';
 import { readRecordingClosedCaptions } from './recording-closed-captions';
 import { ingestAsset } from '../ingest/ingest-asset';
 import { markAssetErrored } from '../ingest/mark-asset-errored';
@@ -82,14 +81,7 @@ const writeLiveCaptions = async (assetId: string): Promise<void> => {
     }
     offsetSeconds += durationSeconds;
   }
-  for (const track of tracks) {
-    for (const [extension, text] of [['vtt', renderWebVtt(cues)], ['txt', renderTranscript(cues)]] as const) {
-      const file = textTrackFilePath(dataDir, assetId, track.id, extension);
-      const bytes = Buffer.from(text, 'utf8');
-      await publishFile(file, bytes);
-      await shareFile(file, bytes);
-    }
-  }
+  for (const track of tracks) await storeTextTrackCues({ assetId, trackId: track.id, cues });
 };
 
 // Segments are a few megabytes at most: each is read whole and appended.

@@ -6,14 +6,11 @@ import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { cea608ToWebVttArgs, isReadableCea608Channel } from '../../media/captions/cea608-args';
 import { runProcess } from '../../media/run-process';
-import { renderTranscript, renderWebVtt } from '../../media/text/cues';
 import { parseSubtitles } from '../../media/text/parse-subtitles';
-import { publishFile } from '../../storage/atomic-file';
-import { textTrackFilePath } from '../../storage/asset-files';
 import { sourceInput } from '../inputs/source-input';
 import { childProcesses } from '../processes/child-processes';
-import { shareFile } from '../storage/shared-storage';
 import { settleTrackErrored, settleTrackReady } from '../tracks/settle-track';
+import { storeTextTrackCues } from '../tracks/store-text-track';
 import { embeddedCaptionsChannel } from './broadcast-state';
 
 // A live recording's embedded captions (the stream's embedded_subtitles): each preparing
@@ -51,12 +48,7 @@ export const readRecordingClosedCaptions = async ({ assetId, signal, log }: { as
         await settleTrackErrored(track.id, { messages: [why.charAt(0).toUpperCase() + why.slice(1)] });
         continue;
       }
-      for (const [extension, text] of [['vtt', renderWebVtt(parsed.cues)], ['txt', renderTranscript(parsed.cues)]] as const) {
-        const file = textTrackFilePath(env.dataDir, assetId, track.id, extension);
-        const bytes = Buffer.from(text, 'utf8');
-        await publishFile(file, bytes);
-        await shareFile(file, bytes);
-      }
+      await storeTextTrackCues({ assetId, trackId: track.id, cues: parsed.cues });
       await settleTrackReady(track.id);
       log.info({ assetId, channel, cues: parsed.cues.length }, 'embedded captions read from the recording');
     }

@@ -4,15 +4,14 @@ import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
 import { resolveCaptionLanguage } from '../../media/captions/caption-language';
 import { SpeechEngineUnavailableError } from '../../media/captions/speech-recognizer';
-import { renderTranscript, renderWebVtt } from '../../media/text/cues';
-import { publishFile } from '../../storage/atomic-file';
-import { audioTrackSourcePath, removeAssetFiles, textTrackFilePath, trackDirectory } from '../../storage/asset-files';
+import { audioTrackSourcePath, removeAssetFiles, trackDirectory } from '../../storage/asset-files';
 import { captionsRecognizer } from '../captions/captions-recognizer';
 import { transcribeCaptions } from '../captions/transcribe-captions';
 import { sourceInput } from '../inputs/source-input';
-import { isStoredHereOrShared, shareFile } from '../storage/shared-storage';
+import { isStoredHereOrShared } from '../storage/shared-storage';
 import { removeTrackFiles } from './manage-tracks';
 import { settleTrackErrored, settleTrackReady } from './settle-track';
+import { storeTextTrackCues } from './store-text-track';
 
 // A generated text track (`generated_subtitles`): the audio track it names is transcribed by the
 // captions engine (lib/services/captions) and stored like any text track, as WebVTT plus a plain
@@ -57,15 +56,7 @@ export const generateCaptions = async ({ trackId, signal, log }: { trackId: stri
       if (!source) throw new Error(`the audio track's file (${audio.id}) is not stored`);
       return transcribeCaptions({ ffmpegPath: getEnv().ffmpegPath, ...source, workDir: trackDirectory(dataDir, assetId, trackId), recognizer, signal: cancel });
     });
-    const files = [
-      { path: textTrackFilePath(dataDir, assetId, trackId, 'vtt'), text: renderWebVtt(transcript.cues) },
-      { path: textTrackFilePath(dataDir, assetId, trackId, 'txt'), text: renderTranscript(transcript.cues) },
-    ];
-    for (const file of files) {
-      const bytes = Buffer.from(file.text, 'utf8');
-      await publishFile(file.path, bytes);
-      await shareFile(file.path, bytes);
-    }
+    await storeTextTrackCues({ assetId, trackId, cues: transcript.cues });
     if (!(await settleTrackReady(trackId, { languageCode: language.languageCode }))) {
       await removeTrackFiles(assetId, track);
       return;

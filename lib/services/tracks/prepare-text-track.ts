@@ -3,14 +3,13 @@ import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { withAssetCancellation } from '../../jobs/signals';
-import { renderTranscript, renderWebVtt } from '../../media/text/cues';
 import { parseSubtitleFile } from '../../media/text/parse-subtitles';
-import { publishFile } from '../../storage/atomic-file';
-import { removeAssetFiles, textTrackFilePath, trackDirectory } from '../../storage/asset-files';
-import { deleteSharedAsset, shareFile } from '../storage/shared-storage';
+import { removeAssetFiles, trackDirectory } from '../../storage/asset-files';
+import { deleteSharedAsset } from '../storage/shared-storage';
 import { fetchTextTrackFile } from './fetch-text-track-file';
 import { removeTrackFiles } from './manage-tracks';
 import { settleTrackErrored, settleTrackReady } from './settle-track';
+import { storeTextTrackCues } from './store-text-track';
 
 // An uploaded subtitle track (an input `type: "text"` or POST …/tracks): its WebVTT or SRT file is
 // fetched, checked and stored as normalised WebVTT plus a plain transcript; then the track is
@@ -55,15 +54,7 @@ const fetchAndStore = async (track: TextTrackRow, signal: AbortSignal, log: Logg
     await settleTrackErrored(track.id, { type: 'invalid_input', messages: [`The subtitle file cannot be used: ${parsed.reason}`] });
     return;
   }
-  const files = [
-    { filePath: textTrackFilePath(dataDir, track.assetId, track.id, 'vtt'), text: renderWebVtt(parsed.cues) },
-    { filePath: textTrackFilePath(dataDir, track.assetId, track.id, 'txt'), text: renderTranscript(parsed.cues) },
-  ];
-  for (const { filePath, text } of files) {
-    const bytes = Buffer.from(text, 'utf8');
-    await publishFile(filePath, bytes);
-    await shareFile(filePath, bytes);
-  }
+  await storeTextTrackCues({ assetId: track.assetId, trackId: track.id, cues: parsed.cues });
   signal.throwIfAborted();
   log.info({ format: parsed.format, cues: parsed.cues.length, bytes: fetched.bytes.length }, 'text track stored');
   // Deleted while it was being prepared: its files go too.
