@@ -248,20 +248,24 @@ export class KeyframeProcess {
     return this.logLines.join('\n');
   }
 
-  /** pino JSON lines (the server logs to stderr) whose fields match; info messages need LOG_LEVEL=info. */
-  findLogRecords(match: Record<string, string>): Array<Record<string, unknown>> {
-    const found: Array<Record<string, unknown>> = [];
+  /** The pino JSON records of the log (the server logs to stderr); info messages need LOG_LEVEL=info. */
+  logRecords(): Array<Record<string, unknown>> {
+    const records: Array<Record<string, unknown>> = [];
     for (const line of this.logLines) {
       const json = line.slice(line.indexOf(' ') + 1);
       if (!json.startsWith('{')) continue;
       try {
-        const record = JSON.parse(json) as Record<string, unknown>;
-        if (Object.entries(match).every(([key, value]) => record[key] === value)) found.push(record);
+        records.push(JSON.parse(json) as Record<string, unknown>);
       } catch {
         // not JSON
       }
     }
-    return found;
+    return records;
+  }
+
+  /** Log records whose fields match. */
+  findLogRecords(match: Record<string, string>): Array<Record<string, unknown>> {
+    return this.logRecords().filter((record) => Object.entries(match).every(([key, value]) => record[key] === value));
   }
 
   /** Graceful stop: SIGTERM and wait for the exit. */

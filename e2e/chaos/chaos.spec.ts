@@ -42,7 +42,7 @@ test('a short chaos run on the cluster loses, sticks, corrupts and duplicates no
     expect(fault.recoveryMs, `${fault.kind} (${fault.note}): every node healthy again`).not.toBeNull();
     expect(fault.recoveryMs!, `${fault.kind}: recovery`).toBeLessThanOrEqual(60_000);
   }
-  expect(result.violations).toEqual([]);
+  expect(result.violations, `errors the nodes logged:\n${result.serverErrors.join('\n') || '(none)'}`).toEqual([]);
   // At least once: a duplicate only where a worker died between the receiver's answer and its record.
   const workerKills = result.faults.filter((fault) => fault.kind === 'kill-worker').length;
   expect(result.invariants.webhooks.duplicates, 'webhook duplicates').toBeLessThanOrEqual(workerKills);

@@ -1,10 +1,9 @@
 import type Mux from '@mux/mux-node';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import net from 'node:net';
 import { startLiveKeyframe, waitForPlaylist, type LiveServer } from '../support/live';
 import { expectPublisherRefused, publishTestPattern } from '../support/live-publisher';
 import { disposeKeyframe, expect, muxClient, test } from '../support/test';
+import { sendRtmpJunk } from '../../harness/rtmp-junk';
 import { WebhookReceiver } from '../../harness/webhook-receiver';
 
 // Who may publish: only a known, enabled stream key, once at a time, H.264 + AAC. A refused
@@ -151,29 +150,6 @@ test('an audio_only stream drops the video: one AAC rendition, and an audio-only
   expect(asset.tracks?.map((track) => track.type)).toEqual(['audio']);
 });
 
-// Speaks just enough RTMP: C0+C1, waits for S0+S1+S2, answers C2 (unless `handshake` is false),
-// then sends `junk`; resolves with how long the server took to close the socket (null: still open).
-const sendJunk = async (port: number, junk: Buffer, { handshake }: { handshake: boolean }): Promise<number | null> => {
-  const socket = net.connect(port, '127.0.0.1');
-  let received = Buffer.alloc(0);
-  let closedAt: number | null = null;
-  socket.on('data', (chunk: Buffer) => (received = Buffer.concat([received, chunk])));
-  socket.on('error', () => undefined);
-  socket.on('close', () => (closedAt = Date.now()));
-  await once(socket, 'connect');
-  if (handshake) {
-    socket.write(Buffer.concat([Buffer.from([3]), randomBytes(1536).fill(0, 0, 8)]));
-    await expect.poll(() => received.length >= 1 + 1536 * 2 || closedAt !== null, { timeout: 5_000 }).toBe(true);
-    socket.write(received.subarray(1, 1 + 1536));
-  }
-  const sentAt = Date.now();
-  socket.write(junk);
-  const deadline = sentAt + 15_000;
-  while (closedAt === null && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  socket.destroy();
-  return closedAt === null ? null : closedAt - sentAt;
-};
-
 test('junk instead of an RTMP handshake, or after it, is dropped; a broadcast in progress goes on', async () => {
   const stream = await createStream();
   const liveUrl = live.server.url(`/${stream.playback_ids![0]!.id}.m3u8`);
@@ -183,12 +159,13 @@ test('junk instead of an RTMP handshake, or after it, is dropped; a broadcast in
   const before = await lastSegment();
 
   const cases = {
-    'junk instead of a handshake': await sendJunk(live.rtmpPort, randomBytes(8192), { handshake: false }),
-    'junk after the handshake': await sendJunk(live.rtmpPort, randomBytes(64 * 1024), { handshake: true }),
+    'junk instead of a handshake': await sendRtmpJunk({ port: live.rtmpPort, junk: randomBytes(8192), handshake: false }),
+    'junk after the handshake': await sendRtmpJunk({ port: live.rtmpPort, junk: randomBytes(64 * 1024), handshake: true }),
     // A chunk announcing a 16 MB command before any publish: refused as it starts, not buffered.
-    'a 16 MB message announced after the handshake': await sendJunk(live.rtmpPort, Buffer.from([0x03, 0, 0, 0, 0xff, 0xff, 0xff, 0x14, 0, 0, 0, 0, 0x02]), { handshake: true }),
+    'a 16 MB message announced after the handshake': await sendRtmpJunk({ port: live.rtmpPort, junk: Buffer.from([0x03, 0, 0, 0, 0xff, 0xff, 0xff, 0x14, 0, 0, 0, 0, 0x02]), handshake: true }),
   };
-  for (const [what, closedAfterMs] of Object.entries(cases)) expect(closedAfterMs, `${what}: the server closes the connection`).not.toBeNull();
+  for (const what of ['junk after the handshake', 'a 16 MB message announced after the handshake'] as const) expect(cases[what].handshakeAnswered, `${what}: the server answers the handshake`).toBe(true);
+  for (const [what, { closedAfterMs }] of Object.entries(cases)) expect(closedAfterMs, `${what}: the server closes the connection`).not.toBeNull();
 
   expect(publisher.process.exitCode, 'the publisher is still connected').toBeNull();
   await expect.poll(lastSegment, { timeout: 10_000, message: 'the broadcast goes on' }).toBeGreaterThan(before + 2);

@@ -47,12 +47,16 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  across a 10 s publisher gap with and without a reconnect slate, generated live captions
                  (cue latency after the words were said, the live transcript's WER, the recogniser's CPU),
                  CPU per 720p30 and 1080p30 stream side by side with plain ffmpeg writing the same ladder,
-                 and how many concurrent streams hold real time
+                 how many concurrent streams hold real time, and hostile input (refused publishers, junk on
+                 the RTMP port, malformed and failing simulcast targets, a slate URL that is not an image)
+                 answered clearly while a watched broadcast and its good simulcast target go on
   --live-cases LIST
                  which parts of the live section run (comma-separated; default all:
                  ${LIVE_CASES.join(', ')}), e.g. --only live --live-cases slate
                  (about 3 min: three streams, each with a 10 s publisher gap) or --live-cases captions
                  (about 2 min: festival speech published to a captioned stream, reduced then standard)
+                 or --live-cases hostile (about 1 min: ten hostile inputs, one after another, while one
+                 broadcast is watched and restreamed to a good and two bad simulcast targets)
   --only collector
                  the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
                  malformed, from 200 client addresses; answers, latency, every view written, server RSS

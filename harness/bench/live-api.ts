@@ -1,5 +1,7 @@
 import { basicAuth, HttpStatusError, request } from '../http';
 import type { AccessToken } from './bench-server';
+import type { LiveInput } from './live-inputs';
+import type { KeyframeProcess } from '../keyframe-process';
 import { ffmpegDescendants } from '../processes';
 import { sleep } from '../stats';
 
@@ -10,6 +12,9 @@ import { sleep } from '../stats';
 // case (live-captions.ts), since each captioned broadcast runs a speech recogniser.
 
 export type LatencyMode = 'standard' | 'reduced' | 'low';
+
+/** What every live bench case runs against: the fresh server, its token and RTMP port, the input it publishes. */
+export type LiveCaseContext = { server: KeyframeProcess; token: AccessToken; rtmpPort: number; input: LiveInput; log: (line: string) => void };
 
 export type BenchLiveStream = {
   id: string;

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { LATENCY_PROFILES } from '../../lib/services/live/latency-profiles';
 import type { AccessToken } from './bench-server';
-import { createLiveStream, multivariantUrlOf, redactKeys, rtmpUrlOf, waitForNoPackagers, type BenchLiveStream, type LatencyMode } from './live-api';
+import { createLiveStream, multivariantUrlOf, redactKeys, rtmpUrlOf, waitForNoPackagers, type BenchLiveStream, type LatencyMode, type LiveCaseContext } from './live-api';
 import type { LiveInput } from './live-inputs';
 import { fetchText, parseMediaPlaylist, waitForPlayable } from './live-playlists';
 import { cpuSecondsOf, startLivePublisher, type LivePublisher } from './live-processes';
@@ -383,13 +383,8 @@ export const measureLiveCaptions = async ({
   input,
   workDir,
   log,
-}: {
-  server: KeyframeProcess;
-  token: AccessToken;
-  rtmpPort: number;
-  input: LiveInput;
+}: LiveCaseContext & {
   workDir: string;
-  log: (line: string) => void;
 }): Promise<LiveCaptionsResult> => {
   const { path: inputPath, clip } = await makeCaptionsInput({ input, workDir });
   log(`live captions: ${round(clip.durationSeconds, 1)} s of festival speech (silence ${round(clip.silence.start, 1)}–${round(clip.silence.end, 1)} s) as the sound of the ${input.label} input`);

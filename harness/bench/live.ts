@@ -11,6 +11,7 @@ import { checkProgramDateTime, type ProgramDateTimeCheck } from './live-pdt';
 import { measureLiveSimulcast, type LiveSimulcastResult } from './live-simulcast';
 import { measureLiveSlate, type LiveSlateResult } from './live-slate';
 import { measureLiveCaptions, type LiveCaptionsResult } from './live-captions';
+import { measureLiveHostile, type LiveHostileResult } from './live-hostile';
 import { waitForPlayable } from './live-playlists';
 import { serverNodePids, startLivePublisher } from './live-processes';
 import { freePort } from '../free-port.mjs';
@@ -34,16 +35,20 @@ import { errorMessage, median, round, sleep } from '../stats';
 //  5. generated live captions: cue latency against when the words were said, the live
 //     transcript's word error rate and the recogniser's CPU, on published speech (live-captions.ts);
 //  6. CPU per 720p30 and 1080p30 stream against plain ffmpeg writing the same ladder (live-cpu.ts);
-//  7. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts).
+//  7. how many 720p30 (then 1080p30) streams the box holds in real time (live-concurrency.ts);
+//  8. hostile input: refused publishers, junk on the RTMP port, malformed target URLs, bad
+//     simulcast targets and a slate URL that is not an image, each answered clearly, while a
+//     watched broadcast and its good simulcast target go on undisturbed (live-hostile.ts). Last,
+//     so that whatever a hostile input might leave behind cannot weigh on the cases that time.
 // `cases` picks which of them run (1 and 2 are one case, latency).
 
 // The server's packager warnings can carry ffmpeg's stderr, which names the input URL and with it
-// the stream key: the results keep none.
+// the stream key: the results keep none. A key the server already redacted (<stream key>) is left as is.
 const redactIngestUrls = (line: string): string =>
-  line.replace(/(rtmps?:\/\/[^\s"/]+\/[^\s"/]+\/)[^\s"\\:]+/g, '$1<stream key>').replace(/(srt:\/\/[^\s"?]+\?)[^\s"]+/g, '$1<streamid and passphrase>');
+  line.replace(/(rtmps?:\/\/[^\s"/]+\/[^\s"/]+\/)(?!<stream key>)[^\s"\\:]+/g, '$1<stream key>').replace(/(srt:\/\/[^\s"?]+\?)[^\s"]+/g, '$1<streamid and passphrase>');
 
 export const LIVE_MODES: readonly LatencyMode[] = ['standard', 'reduced', 'low'];
-export const LIVE_CASES = ['latency', 'simulcast', 'slate', 'captions', 'cpu', 'concurrency'] as const;
+export const LIVE_CASES = ['latency', 'simulcast', 'slate', 'captions', 'cpu', 'concurrency', 'hostile'] as const;
 export type LiveCase = (typeof LIVE_CASES)[number];
 /** How the publisher connects: RTMP, and SRT (through the gateway's relay into the same RTMP session). */
 export type LiveIngest = 'rtmp' | 'srt';
@@ -133,6 +138,7 @@ export type LiveResult = {
   captions: Outcome<LiveCaptionsResult>;
   cpu: Array<Outcome<LiveCpuComparison> & { input: string }>;
   concurrency: Array<Outcome<LiveConcurrencyResult> & { input: string }>;
+  hostile: Outcome<LiveHostileResult>;
 };
 
 const outcome = async <T>(run: () => Promise<T>, log: (line: string) => void, label: string): Promise<Outcome<T>> => {
@@ -332,10 +338,11 @@ export const measureLiveOnFreshServer = async ({
       );
       concurrency.push({ ...measured, input: input.label });
     }
+    const hostile = runs('hostile') ? await outcome(() => measureLiveHostile({ server, token, rtmpPort, srtPort, input: input720, workDir, log }), log, 'live hostile') : notRun;
     const hlsJsVersion = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules', 'hls.js', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
     log(`live: done in ${round((Date.now() - startedAt) / 1000, 0)} s`);
     return {
-      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs, modes, simulcast, slate, captions, cpu, concurrency },
+      result: { hlsJsVersion, options, server: { env: { ...env, RTMP_PORT: '<free port>', SRT_PORT: '<free port>' }, playbackWorkers: server.pid === undefined ? 0 : serverNodePids(server.pid).length - 1, idleCpuPerSecond }, inputs, modes, simulcast, slate, captions, cpu, concurrency, hostile },
       serverLogTail: server
         .logs()
         .split('\n')

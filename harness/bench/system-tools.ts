@@ -91,3 +91,15 @@ export const ensureSystemTool = async ({
   }
   return { name: binary, available: false, reason: `apt-get could not install ${binary} (${failures.join('; ')})` };
 };
+
+/** A file a Debian package provides (an nginx module, say): installed like a missing binary, or the reason it is not there. */
+export const ensureSystemFile = async ({ file, aptPackage, log }: { file: string; aptPackage: string; log: (line: string) => void }): Promise<{ available: true } | { available: false; reason: string }> => {
+  if (existsSync(file)) return { available: true };
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !existsSync('/etc/debian_version') || findBinary('apt-get') === null) {
+    return { available: false, reason: `${file} is missing and the benchmark cannot install it (Debian/Ubuntu: sudo apt-get install -y ${aptPackage})` };
+  }
+  log(`${file} is missing; installing the Debian package ${aptPackage} with apt-get…`);
+  const result = await aptInstall([aptPackage], log).catch((error: unknown) => ({ ok: false, output: errorMessage(error) }));
+  return result.ok && existsSync(file) ? { available: true } : { available: false, reason: `apt-get could not install ${aptPackage} (${result.output.split('\n').at(-1) ?? 'failed'})` };
+};

@@ -26,6 +26,8 @@ type NodeSlot = { role: 'http' | 'worker'; label: string; dataDir: string; port:
 
 const FFMPEG = process.env.FFMPEG_PATH ?? 'ffmpeg';
 const INPUT_SECONDS = 12;
+// pino's level number for `error`.
+const PINO_ERROR = 50;
 const NODE_START_TIMEOUT_MS = 120_000;
 // Room for what a node keeps of ten minutes of load (sources and segments of ~60 assets, ~6 MB
 // each, measured) well above the health check's floor, so the disk is full only when a fault fills it.
@@ -54,6 +56,7 @@ export class ChaosCluster {
   readonly diskUnavailableReason: string | null;
   /** The logs of node processes a restart replaced. */
   private readonly replacedLogs: string[] = [];
+  private readonly replacedNodes: KeyframeProcess[] = [];
 
   private constructor(
     readonly target: ChaosTarget,
@@ -190,6 +193,7 @@ export class ChaosCluster {
     const slot = this.slots.get(node);
     if (!slot) throw new Error(`${node.label} is not a node of this cluster`);
     this.replacedLogs.push(`===== ${node.label} (before its restart)\n${node.logs()}`);
+    this.replacedNodes.push(node);
     const next = await ChaosCluster.startNode(slot, this.env);
     this.slots.delete(node);
     this.slots.set(next, slot);
@@ -220,6 +224,24 @@ export class ChaosCluster {
         }
       }),
     );
+  }
+
+  /**
+   * The requests every node (those a restart replaced too) logged as failed at level error, each
+   * once: the message, the error's own and the URL. A 500 is logged so; the CI output shows the
+   * test's messages only.
+   */
+  serverErrors(limit = 8): string[] {
+    const seen = new Set<string>();
+    for (const node of [...this.replacedNodes, ...this.nodes]) {
+      for (const record of node.logRecords()) {
+        // Requests' failures only: background loops log an outage they retry through as errors too.
+        if (typeof record.level !== 'number' || record.level < PINO_ERROR || record.url === undefined) continue;
+        const err = record.err as { message?: unknown; type?: unknown } | undefined;
+        seen.add(`${node.label}: ${String(record.msg)}: ${String(err?.type ?? '')} ${String(err?.message ?? '')}${record.url ? ` (${String(record.url)})` : ''}`);
+      }
+    }
+    return [...seen].slice(0, limit);
   }
 
   /** Every node's log (those a restart replaced too), nginx's error and access logs, the dependencies' output. */

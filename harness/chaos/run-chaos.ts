@@ -55,6 +55,8 @@ export type ChaosResult = {
   requests: { duringFaults: Latency; outsideFaults: Latency; byFault: ReturnType<typeof requestsDuring> };
   invariants: ChaosInvariants;
   violations: string[];
+  /** What the nodes logged as errors (a 500's cause): the test's message quotes them. */
+  serverErrors: string[];
   wallSeconds: number;
 };
 
@@ -141,6 +143,7 @@ export const runChaos = async ({
       requests: { duringFaults: during(true), outsideFaults: during(false), byFault: requestsDuring(record, windows) },
       invariants,
       violations: invariantViolations(invariants),
+      serverErrors: cluster.serverErrors(),
       wallSeconds: Math.round((Date.now() - startedAt) / 1000),
     };
   } finally {

@@ -16,6 +16,17 @@ const BUCKET_OBJECT_READS = 2_000;
 export const TEMPORARY_KEY = /(\.[0-9a-f]{12}\.tmp|\.tmp|\.temp|\.part|\.partial|~)$/i;
 
 /** A sample of the served paths (conflicted ones first), fetched from each app node directly. */
+// A node still busy after the faults may steer a segment it would have to encode to a cheaper
+// rung (429 + Retry-After, see get-rendition-file.ts): a player comes back later, and so does this.
+const STEERED_RETRIES = 3;
+const getSteeredAside = async (url: string): Promise<{ status: number; body: Buffer }> => {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await getUnrecorded(url);
+    if (answer.status !== 429 || attempt === STEERED_RETRIES) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+  }
+};
+
 export const checkNodes = async (target: ChaosTarget, firstSeen: Map<string, SegmentObservation>, conflictedPaths: string[]): Promise<ChaosInvariants['segments']['nodes']> => {
   const conflicted = new Set(conflictedPaths);
   const sample = [...conflictedPaths, ...shuffled([...firstSeen.keys()].filter((path) => !conflicted.has(path)))].slice(0, NODE_SAMPLE_PATHS);
@@ -23,7 +34,7 @@ export const checkNodes = async (target: ChaosTarget, firstSeen: Map<string, Seg
   const fetches = sample.flatMap((path) => target.appUrls().map((node) => ({ path, node })));
   // Two at a time: a node may have to encode a segment it has not served yet.
   await mapLimit(fetches, 2, async ({ path, node }) => {
-    const { status, body } = await getUnrecorded(`${node}${path}`);
+    const { status, body } = await getSteeredAside(`${node}${path}`);
     figures.fetches++;
     if (status !== 200) figures.failed.push(`${path} from ${node}: ${status === 0 ? 'no answer' : status}`);
     else if (sha256(body) === firstSeen.get(path)?.sha256) figures.matched++;

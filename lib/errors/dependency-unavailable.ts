@@ -28,13 +28,21 @@ const S3_UNAVAILABLE_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'Request
 // ioredis: commands refused while the connection is down.
 const REDIS_UNAVAILABLE = /^(Connection is closed\.|Stream isn't writeable|Reached the max retries per request limit)/;
 
-/** A dependency that did not answer within the time a caller could give it (it may still answer later). */
-export class DependencyTimeoutError extends Error {
+/** A dependency that failed in a way Keyframe recognised itself (not from a client library's error shape). */
+export class DependencyUnavailableError extends Error {
   constructor(
     readonly dependency: UnavailableDependency,
     message: string,
   ) {
     super(message);
+    this.name = 'DependencyUnavailableError';
+  }
+}
+
+/** A dependency that did not answer within the time a caller could give it (it may still answer later). */
+export class DependencyTimeoutError extends DependencyUnavailableError {
+  constructor(dependency: UnavailableDependency, message: string) {
+    super(dependency, message);
     this.name = 'DependencyTimeoutError';
   }
 }
@@ -56,7 +64,7 @@ type Shape = {
 const asShape = (value: unknown): Shape | null => (typeof value === 'object' && value !== null ? (value as Shape) : null);
 
 const classifyOne = (error: Shape): UnavailableDependency | null => {
-  if (error instanceof DependencyTimeoutError) return error.dependency;
+  if (error instanceof DependencyUnavailableError) return error.dependency;
   const { code, name, message, kind } = error;
   if (typeof code === 'string' && PRISMA_UNAVAILABLE.has(code)) return 'database';
   if (typeof kind === 'string') {

@@ -4,6 +4,7 @@ import { ApiError, type ApiErrorType } from '../errors/api-error';
 // (lib/errors), so services throw it without knowing about HTTP.
 
 import { unavailableApiError } from '../errors/dependency-unavailable';
+import { getLogger } from '../log';
 
 export { ApiError, invalidId, isApiError, notFound, type ApiErrorType } from '../errors/api-error';
 
@@ -32,3 +33,14 @@ export const UNKNOWN_ROUTE_MESSAGE = "The requested resource either doesn't exis
  */
 export const unexpectedApiError = (error: unknown): ApiError =>
   unavailableApiError(error) ?? new ApiError('internal_error', 'An unexpected error occurred');
+
+/**
+ * unexpectedApiError, logged with what the request was: an outage as a warning (it is reported
+ * where it is detected), anything else, a 500, as an error.
+ */
+export const loggedUnexpectedApiError = (error: unknown, context: Record<string, unknown>, what: string): ApiError => {
+  const answer = unexpectedApiError(error);
+  if (answer.type === 'service_unavailable') getLogger().warn({ err: error, ...context }, `${what}: a dependency is unavailable`);
+  else getLogger().error({ err: error, ...context }, what);
+  return answer;
+};

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { parseBasicCredentials } from '../auth/basic-credentials';
 import { verifyAccessToken, type AuthenticatedToken } from '../auth/verify-access-token';
-import { getLogger } from '../log';
-import { ApiError, isApiError, unexpectedApiError } from './api-error';
+import { ApiError, isApiError, loggedUnexpectedApiError } from './api-error';
 import { parseWith, readJsonBody } from './parse-request';
 import { errorResponse } from './respond';
 import { zodIssueMessages } from './zod-messages';
@@ -50,11 +49,7 @@ export const toErrorResponse = (error: unknown, request: Request): Response => {
   if (typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2025') {
     return errorResponse(new ApiError('not_found', 'The requested resource was not found'));
   }
-  const answer = unexpectedApiError(error);
-  const log = { err: error, method: request.method, url: loggableUrl(request.url) };
-  if (answer.type === 'service_unavailable') getLogger().warn(log, 'API request failed: a dependency is unavailable');
-  else getLogger().error(log, 'unhandled error in API route');
-  return errorResponse(answer);
+  return errorResponse(loggedUnexpectedApiError(error, { method: request.method, url: loggableUrl(request.url) }, 'API request failed'));
 };
 
 export const withApi =

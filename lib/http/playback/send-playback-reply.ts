@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import { httpStatusOf, type ApiError } from '../api-error';
+import { httpStatusOf, loggedUnexpectedApiError, type ApiError } from '../api-error';
 import { errorBody } from '../respond';
 import { FILE_HEADER, FILE_RANGE_HEADER, FILE_SIZE_HEADER } from '../edge/edge-protocol';
 import { headersWithLength, planResponse, type Representation } from '../serving/response-plan';
@@ -172,3 +172,7 @@ export const sendPlaybackError = (response: ServerResponse, error: ApiError): vo
   });
   response.end(body);
 };
+
+/** Answers an error no service turned into an ApiError: 503 when a dependency is unavailable, else 500 (logged). */
+export const sendUnexpectedPlaybackError = (response: ServerResponse, error: unknown, context: Record<string, unknown>, what: string): void =>
+  sendPlaybackError(response, loggedUnexpectedApiError(error, context, what));

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getLogger } from '../../log';
 import { answerLive, type LiveAnswer, type LiveRequest } from '../../services/live/live-playback';
 import type { LivePlaybackEntry } from '../../services/live/live-registry';
 import type { PlaybackAccess } from '../../services/playback/resolve-playback';
-import { isApiError, unexpectedApiError } from '../api-error';
+import { isApiError } from '../api-error';
 import { CONTENT_TYPES, immutableCacheControl, PLAYBACK_CORS_HEADERS, playlistCacheControl } from './playback-headers';
-import { sendPlaybackError } from './send-playback-reply';
+import { sendPlaybackError, sendUnexpectedPlaybackError } from './send-playback-reply';
 
 // Live playlists and media, answered from the broadcast in memory (see lib/services/live). Each
 // answer is whole in memory already, so it is written in one go; playlists of a running broadcast
@@ -48,7 +47,6 @@ export const serveLive = async ({
     response.end(request.method === 'HEAD' ? undefined : body);
   } catch (error) {
     if (isApiError(error)) return sendPlaybackError(response, error);
-    getLogger().error({ err: error, url: request.url }, 'live playback request failed');
-    sendPlaybackError(response, unexpectedApiError(error));
+    sendUnexpectedPlaybackError(response, error, { url: request.url }, 'live playback request failed');
   }
 };

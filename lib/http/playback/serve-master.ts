@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getLogger } from '../../log';
 import { getMasterFile } from '../../services/master/get-master-file';
-import { isApiError, unexpectedApiError } from '../api-error';
-import { sendPlaybackError, sendPlaybackReply } from './send-playback-reply';
+import { isApiError } from '../api-error';
+import { sendPlaybackError, sendUnexpectedPlaybackError, sendPlaybackReply } from './send-playback-reply';
 
 // Temporary master downloads on the playback host (see lib/auth/master-url.ts): the file with
 // Range and HEAD, `&download=<name>` for an attachment, cacheable privately until the URL expires.
@@ -39,7 +38,6 @@ export const serveMaster = async (
     );
   } catch (error) {
     if (isApiError(error)) return sendPlaybackError(response, error);
-    getLogger().error({ err: error, assetId }, 'serving a master failed');
-    sendPlaybackError(response, unexpectedApiError(error));
+    sendUnexpectedPlaybackError(response, error, { assetId }, 'serving a master failed');
   }
 };

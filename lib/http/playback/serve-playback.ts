@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PlaybackAudience } from '../../auth/playback-token';
 import { getEnv } from '../../env';
-import { getLogger } from '../../log';
 import { isSubtitlesRendition } from '../../media/names';
 import { isAnimatedFormat, isStillFormat } from '../../schemas/image-params';
 import { getAnimatedImage } from '../../services/images/get-animated-image';
@@ -21,7 +20,7 @@ import { remoteBroadcastNodeUrl } from '../../services/live/remote-broadcast';
 import type { LiveRequest } from '../../services/live/live-playback';
 import { CACHEABLE_HEADER, cacheableValue } from '../edge/edge-protocol';
 import { clientAddressOf, isFromPlaybackWorker, workerTakesFiles } from '../edge/from-playback-worker';
-import { ApiError, isApiError, notFound, unexpectedApiError } from '../api-error';
+import { ApiError, isApiError, notFound } from '../api-error';
 import { countHttpRequest, playbackRouteClass } from '../metrics/request-metrics';
 import {
   CONTENT_TYPES,
@@ -35,7 +34,7 @@ import {
 import { downloadDisposition } from './download-disposition';
 import { matchPlaybackPath, type ImageKind, type PlaybackPath } from '../serving/playback-paths';
 import { matchMasterPath, serveMaster } from './serve-master';
-import { isMissingFile, sendPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
+import { isMissingFile, sendPlaybackError, sendUnexpectedPlaybackError, sendPlaybackReply, sendTextReply, type PlaybackReply } from './send-playback-reply';
 import { forwardLive, isForwardedLive } from './forward-live';
 import { serveLive } from './serve-live';
 
@@ -211,8 +210,7 @@ const answer = async (playback: PlaybackRequest, response: ServerResponse): Prom
   } catch (error) {
     if (isApiError(error) && error.type === 'failed_request' && (await forwardedToHolder(playback, response))) return;
     if (isApiError(error)) return sendPlaybackError(response, error);
-    getLogger().error({ err: error, url: playback.request.url }, 'playback request failed');
-    sendPlaybackError(response, unexpectedApiError(error));
+    sendUnexpectedPlaybackError(response, error, { url: playback.request.url }, 'playback request failed');
   }
 };
 

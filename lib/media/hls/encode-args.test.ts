@@ -35,8 +35,8 @@ describe('buildVideoSegmentArgs', () => {
     expect(valueAfter(args, '-sc_threshold')).toBe('0');
   });
 
-  test('capped CRF: the tier quality target under a VBV cap of 0.9 × nominal with half a second of buffer', () => {
-    expect(valueAfter(args, '-crf')).toBe('20');
+  test('capped CRF: the tier and preset quality target under a VBV cap of 0.9 × nominal with half a second of buffer', () => {
+    expect(valueAfter(args, '-crf')).toBe('21.5');
     expect(valueAfter(args, '-maxrate')).toBe('2250000');
     expect(valueAfter(args, '-bufsize')).toBe('1125000');
     expect(valueAfter(args, '-rc_init_occupancy')).toBe('562500');

@@ -1,19 +1,13 @@
 import { AUDIO_FRAGMENT_MICROSECONDS, AUDIO_SAMPLE_RATE, type AudioOutputChannels } from './audio-plan';
 import { sdrFilterThreadArgs, sdrOutputTags, thenToSdr, type SourceColour } from '../colour/sdr-conversion';
 import { buildVideoFilterArgs, buildVideoFilterGraph, type OverlayImage } from '../overlay/overlay-filter';
-import type { Rung } from './ladder';
+import { presetForRung, type Rung } from './ladder';
 import { VBV_INITIAL_FULLNESS } from './peak-bitrate';
 
 // ffmpeg arguments as data, so they can be read and tested without running ffmpeg.
 
 export const VIDEO_TIMESCALE = 90_000;
 const KEYFRAME_INTERVAL_SECONDS = 2;
-
-// x264 preset per rung: just-in-time encodes must stay ahead of a viewer, and on 2 cores a 4 s
-// 1080p segment takes ~4.4 s with `veryfast` but ~3.1 s with `superfast` (measured here), so the
-// 720p and 1080p rungs trade a little compression for speed. Background rungs are not time-critical.
-export const presetForRung = (rung: Rung): string =>
-  rung.isBackground || Math.min(rung.width, rung.height) < 720 ? 'veryfast' : 'superfast';
 
 // Segments are served `immutable`, so every encode of a (rung, segment) must give the same bytes,
 // or a CDN or browser holding one copy mixes two encodes. libx264's default threading broke that:

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { avcCodecs, buildLadder, filterLadder, h264Level } from './ladder';
+import { avcCodecs, buildLadder, filterLadder, h264Level, presetForRung } from './ladder';
 
 const ladder = (width: number, height: number, options: Partial<Parameters<typeof buildLadder>[0]> = {}) =>
   buildLadder({
@@ -61,6 +61,21 @@ describe('buildLadder', () => {
     const at30 = ladder(1920, 1080)[4];
     const at60 = ladder(1920, 1080, { frameRate: 60 })[4];
     expect(at60?.videoBitrate).toBe((at30?.videoBitrate ?? 0) * 1.5);
+  });
+
+  test('the quality target depends on the tier and on the rung\'s x264 preset (superfast from 720p, veryfast in the background)', () => {
+    const crfs = (rungs: ReturnType<typeof ladder>) => rungs.map((rung) => `${rung.name}:${presetForRung(rung)}:${rung.rateControl?.crf}`);
+    expect(crfs(ladder(3840, 2160, { maxResolutionTier: '2160p' }))).toEqual([
+      '270p:veryfast:19.5',
+      '360p:veryfast:19.5',
+      '540p:veryfast:19.5',
+      '720p:superfast:21.5',
+      '1080p:superfast:21.5',
+      '1440p:veryfast:19.5',
+      '2160p:veryfast:19.5',
+    ]);
+    expect(crfs(ladder(1280, 720, { encodingTier: 'premium' }))).toEqual(['270p:veryfast:16.5', '360p:veryfast:16.5', '540p:veryfast:16.5', '720p:superfast:18.5']);
+    expect(crfs(ladder(1280, 720, { encodingTier: 'baseline' }))).toEqual(['360p:veryfast:21.5', '540p:veryfast:21.5', '720p:superfast:23.5']);
   });
 });
 

@@ -51,17 +51,32 @@ export const LADDERS: Record<EncodingTier, RungSpec[]> = {
   ],
 };
 
-// Capped CRF per tier: `crf` is x264's quality target for every segment; `capFactor` × the rung's
-// nominal bitrate is its VBV maxrate, with a buffer of `bufferSeconds` at that rate. Every segment
-// is an encode of its own that starts with a half-full buffer (peak-bitrate.ts), so a 4 s segment
-// of hard content may spend maxrate × (4 + 0.25) s: smart's cap of 0.9 × nominal with half a second
-// of buffer keeps that under the nominal average, about what the fixed-average rungs spent on such
-// content. CRF 20 is where easy content stays about 0.002 SSIM from the fixed-average rungs. Chosen
-// with the quality bench (`npm run bench -- --only quality`; docs/playback.md › Rate control).
-const RATE_CONTROL: Record<EncodingTier, { crf: number; capFactor: number; bufferSeconds: number }> = {
-  baseline: { crf: 22, capFactor: 0.9, bufferSeconds: 0.5 },
-  smart: { crf: 20, capFactor: 0.9, bufferSeconds: 0.5 },
-  premium: { crf: 17, capFactor: 1.5, bufferSeconds: 1 },
+// x264 preset per rung: just-in-time encodes must stay ahead of a viewer, and on 2 cores a 4 s
+// 1080p segment takes ~4.4 s with `veryfast` but ~3.1 s with `superfast` (measured here), so the
+// 720p and 1080p rungs trade a little compression for speed. Background rungs are not time-critical.
+export type X264Preset = 'veryfast' | 'superfast';
+const presetFor = ({ shortSide, isBackground }: { shortSide: number; isBackground: boolean }): X264Preset =>
+  isBackground || shortSide < 720 ? 'veryfast' : 'superfast';
+export const presetForRung = (rung: Rung): X264Preset =>
+  presetFor({ shortSide: Math.min(rung.width, rung.height), isBackground: rung.isBackground });
+
+// Capped CRF per tier: `crf` is x264's quality target for every segment, per preset; `capFactor` ×
+// the rung's nominal bitrate is its VBV maxrate, with a buffer of `bufferSeconds` at that rate.
+// Every segment is an encode of its own that starts with a half-full buffer (peak-bitrate.ts), so a
+// 4 s segment of hard content may spend maxrate × (4 + 0.25) s: smart's cap of 0.9 × nominal with
+// half a second of buffer keeps that under the nominal average, about what the fixed-average rungs
+// spent on such content. One CRF does not mean one quality across presets: `superfast` has no
+// lookahead or macroblock tree, so at 720p easy content hits the cap on its hard frames at CRF 20
+// and came out no better there than at 21.5 while spending 11 % more; the `veryfast` rungs lose
+// SSIM first (540p, 360p), so they get half a step more. Smart's 19.5 / 21.5 keeps every rung of
+// the quality bench within 0.002 SSIM of the fixed-average ladder (one CRF of 20 for all rungs
+// left animation's 540p at −0.00205) for 31 % fewer bytes on animation. Chosen with the quality
+// bench (`npm run bench -- --only quality`; docs/playback.md › Rate control).
+type TierRateControl = { crf: Record<X264Preset, number>; capFactor: number; bufferSeconds: number };
+const RATE_CONTROL: Record<EncodingTier, TierRateControl> = {
+  baseline: { crf: { veryfast: 21.5, superfast: 23.5 }, capFactor: 0.9, bufferSeconds: 0.5 },
+  smart: { crf: { veryfast: 19.5, superfast: 21.5 }, capFactor: 0.9, bufferSeconds: 0.5 },
+  premium: { crf: { veryfast: 16.5, superfast: 18.5 }, capFactor: 1.5, bufferSeconds: 1 },
 };
 
 export const AUDIO_BITRATE = 128_000;
@@ -161,6 +176,8 @@ export const buildLadder = ({
     const { width, height } = rungSize(spec.shortSide, display);
     const videoBitrate = Math.round(spec.videoKbps * rateFactor) * 1000;
     const maxBitrate = Math.round(videoBitrate * capFactor);
+    const isBackground = spec.shortSide > 1080;
+    const preset = presetFor({ shortSide: Math.min(width, height), isBackground });
     const level = h264Level({ width, height, frameRate: fps, maxBitrate });
     return {
       name: rungName(spec.shortSide),
@@ -168,11 +185,11 @@ export const buildLadder = ({
       height,
       videoBitrate,
       maxBitrate,
-      rateControl: { crf, bufferBits: Math.round(maxBitrate * bufferSeconds) },
+      rateControl: { crf: crf[preset], bufferBits: Math.round(maxBitrate * bufferSeconds) },
       level: level.name,
       codecs: avcCodecs(level.idc),
       frameRate,
-      isBackground: spec.shortSide > 1080,
+      isBackground,
     };
   });
 };

@@ -80,6 +80,10 @@ export const fragmentedMp4Args = (fragmentSeconds: number, fd: number): string[]
   // With the input's timestamps kept (-copyts), frag_discont plus no edit list writes each track's
   // own decode times into its tfdt boxes, and make_non_negative only moves an output when a time
   // would go below zero — the AAC encoder's priming, which every rung shares, so all move alike.
+  // A connection's last segment ends every track together: a publisher that drops mid-fragment
+  // leaves audio ending a frame or two before the video, and Chromium will not play across the
+  // hole that leaves before the next connection (measured: 26 ms, a stall hls.js seeked over).
+  '-shortest',
   '-use_editlist',
   '0',
   '-avoid_negative_ts',
@@ -89,9 +93,13 @@ export const fragmentedMp4Args = (fragmentSeconds: number, fd: number): string[]
   // frag_keyframe: a fragment (part) ends before every video keyframe, so a keyframe always opens
   // one; frag_duration cuts the GOPs into parts. empty_moov: the init segment (ftyp+moov) comes out
   // first, without samples. default_base_moof: data offsets relative to each moof, so a fragment
-  // is self-contained and can be served on its own.
+  // is self-contained and can be served on its own. negative_cts_offsets: a passed-through video
+  // with B-frames decodes its first frame before it shows it; with signed composition offsets its
+  // fragments' decode times start where it is shown. hls.js lines a connection's first decode time
+  // up with the end of the one before, so the B-frames' delay (67 ms at 30 fps) became a hole at
+  // every reconnect and slate, which Chromium would not play across.
   '-movflags',
-  '+frag_keyframe+empty_moov+default_base_moof+frag_discont',
+  '+frag_keyframe+empty_moov+default_base_moof+frag_discont+negative_cts_offsets',
   '-frag_duration',
   String(Math.round(fragmentSeconds * 1_000_000)),
   `pipe:${fd}`,

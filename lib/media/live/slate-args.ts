@@ -47,34 +47,33 @@ const videoRungsOf = (rungs: LiveRung[], sourceSize: SlateTranscodeInput['source
     return [];
   });
 
-// The first `burst` seconds come out at once, the rest in real time: a trim of the endless input
-// up to the burst, then the remainder through the realtime filter, joined. A segment is listed
-// once the fragment after it has arrived, so a slate paced from its first frame put its first
-// segment in the playlist 1.7 s after the publisher left (reduced latency: 0.7 s of ffmpeg start,
-// then a 1 s segment) while players hold 3 s; bursting a segment and a fragment lists it at start.
-const burstThenRealTime = (input: string, output: string, label: string, burst: number, audio: boolean): string => {
-  const [split, trim, realtime] = audio ? ['asplit', 'atrim', 'arealtime'] : ['split', 'trim', 'realtime'];
+// The first `burst` seconds come out at once, the rest in real time. The realtime filter paces a
+// frame by its timestamp, so the burst's frames are given the first frame's (0) on the way in and
+// their own back (counted from the frame or sample number) on the way out. A split of the input
+// into a trimmed burst and a paced remainder, joined by concat, ran ~1 s further ahead than asked
+// (2.3 s ahead of the wall clock for a 1.5 s burst) and let the audio fall 2 s behind the video in
+// the fragments: a 2 s slate segment in a 1 s stream, and a 1 s hole in hls.js's buffer.
+const burstThenRealTime = (input: string, output: string, burst: number, media: { kind: 'audio' } | { kind: 'video'; frameRate: number }): string => {
+  const [setpts, realtime] = media.kind === 'audio' ? ['asetpts', 'arealtime'] : ['setpts', 'realtime'];
+  const ownTimestamps = media.kind === 'audio' ? 'N/SR/TB' : `N/(${media.frameRate}*TB)`;
   if (burst === 0) return `${input}${realtime}${output}`;
-  return (
-    `${input}${split}[${label}burst][${label}rest];[${label}burst]${trim}=end=${burst}[${label}first];` +
-    `[${label}rest]${trim}=start=${burst},${realtime}[${label}paced];[${label}first][${label}paced]concat=n=2:v=${audio ? 0 : 1}:a=${audio ? 1 : 0}${output}`
-  );
+  return `${input}${setpts}='max(PTS-${Math.round(burst * 1000) / 1000}/TB\\,0)',${realtime},${setpts}=${ownTimestamps}${output}`;
 };
 
 // Letterboxed into each rung's frame (a slate of another shape keeps its proportions), then
 // repeated forever at the frame rate its input was read with.
-const slateFilterGraph = (video: SlateVideoRung[], audio: { input: number; outputs: number } | null, burst: number): string => {
+const slateFilterGraph = (video: SlateVideoRung[], audio: { input: number; outputs: number } | null, burst: number, frameRate: number): string => {
   const chains: string[] = [];
   if (video.length > 0) {
     chains.push(`[0:v:0]split=${video.length}${video.map((_, index) => `[slate${index}]`).join('')}`);
     video.forEach(({ width, height }, index) => {
       const fitted = `[slate${index}]scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:(ow-iw)/2:(oh-ih)/2,setsar=1,format=yuv420p,loop=loop=-1:size=1,`;
-      chains.push(burstThenRealTime(fitted, `[video${index}]`, `v${index}`, burst, false));
+      chains.push(burstThenRealTime(fitted, `[video${index}]`, burst, { kind: 'video', frameRate }));
     });
   }
   if (audio) {
     const copies = Array.from({ length: audio.outputs }, (_, index) => `[audio${index}]`).join('');
-    chains.push(burstThenRealTime(`[${audio.input}:a:0]`, `,asplit=${audio.outputs}${copies}`, 'a', burst, true));
+    chains.push(burstThenRealTime(`[${audio.input}:a:0]`, `,asplit=${audio.outputs}${copies}`, burst, { kind: 'audio' }));
   }
   return chains.join(';');
 };
@@ -107,7 +106,7 @@ export const liveSlateArgs = (input: SlateTranscodeInput): { args: string[]; out
   const args = ['-hide_banner', ...PROGRESS_ARGS];
   if (!audioOnly) args.push('-framerate', String(frameRate), '-i', imagePath);
   if (audio) args.push('-f', 'lavfi', '-i', `anullsrc=r=${audio.sampleRate}:cl=${audio.channels === 1 ? 'mono' : 'stereo'}`);
-  args.push('-filter_complex', slateFilterGraph(video, audio && { input: audioInput, outputs: rungs.length }, input.burstSeconds));
+  args.push('-filter_complex', slateFilterGraph(video, audio && { input: audioInput, outputs: rungs.length }, input.burstSeconds, frameRate));
   const outputFds: number[] = [];
   rungs.forEach((_, rungIndex) => {
     const fd = FIRST_OUTPUT_FD + rungIndex;

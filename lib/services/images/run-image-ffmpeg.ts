@@ -1,5 +1,6 @@
 import { getEnv } from '../../env';
 import { ApiError } from '../../errors/api-error';
+import { inputReadFailure } from '../../media/input-read-failure';
 import { runProcess, TailBuffer } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 import { encoderScheduler } from '../playback/runtime';
@@ -57,6 +58,8 @@ export const runImageFfmpeg = async ({
     signal.removeEventListener('abort', onAbort);
   }
   if (result.aborted || signal.aborted) throw new ApiError('not_found', 'Asset not found');
+  const unread = inputReadFailure(args, result.stderr);
+  if (unread) throw unread;
   if (result.exitCode !== 0) {
     const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
     throw new Error(`ffmpeg ${reason} making an image: ${result.stderr.trim().slice(-500)}`);

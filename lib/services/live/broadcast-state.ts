@@ -33,7 +33,9 @@ export const markConnected = async (
   await getDb().$transaction(async (tx) => {
     await tx.liveStream.update({
       where: { id: liveStreamId },
-      data: { connectedAt: now, ingestNodeId: ingestNode.id, ingestNodeUrl: ingestNode.url, ingestProtocol, ...(firstConnection && { broadcastStartedAt: now }) },
+      // A new broadcast has no recording until its first media (markRecordingAndActive): one still
+      // named here is another node's, which that node ends (and must not take for continued).
+      data: { connectedAt: now, ingestNodeId: ingestNode.id, ingestNodeUrl: ingestNode.url, ingestProtocol, ...(firstConnection && { broadcastStartedAt: now, activeAssetId: null }) },
     });
     await recordLiveStreamEvent(tx, 'video.live_stream.connected', liveStreamId, { connected: true, recording: !firstConnection });
   });
@@ -127,7 +129,8 @@ export const markSlateUnavailable = async (liveStreamId: string, message: string
  * The broadcast is over (reconnect window elapsed, complete, disable, maximum duration, or a
  * restart): the stream goes idle — a disabled one stays disabled — and the recording stops being
  * live; finalize-recording.ts then makes it an on-demand asset. The stream is left alone when
- * another node holds it now (its publisher reconnected there): only this node's recording ends.
+ * another node holds it now (its publisher reconnected there): only this node's recording ends,
+ * unless that node continues the same recording.
  */
 export const markBroadcastEnded = async ({ liveStreamId, assetId, nodeId }: { liveStreamId: string; assetId: string | null; nodeId: string }): Promise<void> => {
   await getDb().$transaction(async (tx) => {
@@ -139,7 +142,12 @@ export const markBroadcastEnded = async ({ liveStreamId, assetId, nodeId }: { li
       const idle = await tx.liveStream.updateMany({ where: { id: liveStreamId, status: 'active' }, data: { status: 'idle' } });
       if (idle.count === 1) await recordLiveStreamEvent(tx, 'video.live_stream.idle', liveStreamId, { connected: false, recording: false });
     }
-    if (assetId) {
+    // A recording another node continued (this node died and is back) is that node's to end.
+    const continuedElsewhere =
+      ended.count === 0 &&
+      assetId !== null &&
+      (await tx.liveStream.count({ where: { id: liveStreamId, activeAssetId: assetId, AND: [{ ingestNodeId: { not: null } }, { ingestNodeId: { not: nodeId } }] } })) > 0;
+    if (assetId && !continuedElsewhere) {
       await tx.asset.updateMany({
         where: { id: assetId },
         data: { isLive: false, progressState: 'ingesting' },

@@ -9,7 +9,8 @@ import type { LiveVariant } from '../../media/live/live-playlists';
 import type { EmbeddedLiveSubtitle } from '../../schemas/live-captions';
 import type { LatencyMode } from '../../schemas/live-stream';
 import { buildCaptionCues } from '../../media/captions/caption-cues';
-import { appendCaptionLines, appendIndexLine, connectionDirectory, liveInitPath, liveSegmentPath, writeFileAtomically, type IndexedSegment } from './live-files';
+import type { BroadcastMirror } from './broadcast-mirror';
+import { appendCaptionLines, appendIndexLine, captionsIndexPath, connectionDirectory, liveInitPath, liveSegmentPath, segmentIndexPath, writeFileAtomically, type IndexedSegment } from './live-files';
 import { startLiveCaptioner } from './live-captioner';
 import { LiveCaptionsTrack } from './live-captions';
 import { startLivePackager, type LivePackager } from './live-packager';
@@ -48,6 +49,14 @@ export type LiveCaptionsSettings = { binary: string; modelDir: string; name: str
 export type BroadcastText = { generated: LiveCaptionsSettings | null; embedded: EmbeddedLiveSubtitle[] };
 
 /**
+ * A broadcast another node began (it died; its publisher reconnected here): `connections` it
+ * had, and the first media sequence number free after every segment it could have made.
+ */
+export type BroadcastResume = { connections: number; firstMsn: number };
+
+export type BroadcastOptions = { mirror?: BroadcastMirror | null; resume?: BroadcastResume };
+
+/**
  * How long after its end a captions segment waits for the recogniser at most (see
  * live-captions.ts): a player 3–4 s behind the live edge (reduced latency) still gets it in time.
  */
@@ -79,7 +88,12 @@ export class Broadcast {
   readonly timelines: LiveTimeline[];
   private readonly rungInfo: Array<RungInfo | null>;
   private connection: Connection | null = null;
-  private connectionCount = 0;
+  private connectionCount: number;
+  private readonly msnFloor: number;
+  /** Discontinuities before this node's first segment (a resumed broadcast's earlier connections). */
+  readonly discontinuitiesBefore: number;
+  private readonly mirror: BroadcastMirror | null;
+  private readonly resumed: boolean;
   /** Counts disconnect() calls, so a connection still setting up when one came does not start. */
   private disconnects = 0;
   private writes: Promise<void> = Promise.resolve();
@@ -99,11 +113,22 @@ export class Broadcast {
     readonly directory: string,
     private readonly log: Logger,
     readonly text: BroadcastText = { generated: null, embedded: [] },
+    { mirror = null, resume }: BroadcastOptions = {},
   ) {
+    this.mirror = mirror;
+    this.resumed = resume !== undefined;
+    this.connectionCount = resume?.connections ?? 0;
+    this.msnFloor = resume?.firstMsn ?? 0;
+    this.discontinuitiesBefore = Math.max(0, (resume?.connections ?? 0) - 1);
     this.profile = LATENCY_PROFILES[latencyMode];
     this.captions = text.generated ? new LiveCaptionsTrack(CAPTIONS_HOLD_BACK_SECONDS, this.profile.segmentSeconds) : null;
     this.timelines = rungs.map((rung) => new LiveTimeline(rung.name, this.profile.segmentSeconds));
     this.rungInfo = rungs.map(() => null);
+  }
+
+  /** Continued from another node (see BroadcastResume). */
+  get isResumed(): boolean {
+    return this.resumed;
   }
 
   get isEnded(): boolean {
@@ -144,6 +169,7 @@ export class Broadcast {
    * like a reconnect) until disconnect() stops it; resolves then.
    */
   showSlate({ imagePath, source, ffmpegPath, preset }: { imagePath: string; source: LiveSourceInfo; ffmpegPath: string; preset: string }): Promise<void> {
+    const startedAtMs = this.slateStart();
     const frameRate = source.video?.frameRate && source.video.frameRate <= 60 ? source.video.frameRate : DEFAULT_SLATE_FRAME_RATE;
     const transcode = liveSlateArgs({
       imagePath,
@@ -153,15 +179,18 @@ export class Broadcast {
       audio: source.audio ? { sampleRate: source.audio.sampleRate, channels: source.audio.channels } : null,
       segmentSeconds: this.profile.segmentSeconds,
       fragmentSeconds: this.profile.fragmentSeconds,
-      burstSeconds: this.profile.segmentSeconds + this.profile.fragmentSeconds,
+      // What the publisher's last segment left unfilled comes at once, then a fragment more: the
+      // slate stays on the wall clock, so the time it fills is the time the publisher was away and
+      // latency is the same after the gap (a fixed 1.5 s burst ran ahead: reduced 3.9 s → 7.6 s).
+      burstSeconds: Math.max(0, Date.now() - startedAtMs) / 1000 + this.profile.fragmentSeconds,
       preset,
     });
-    return this.runConnection({ kind: 'slate', startedAtMs: this.slateStart(), transcode, redact: null, ffmpegPath, stopGraceMs: SLATE_STOP_GRACE_MS });
+    return this.runConnection({ kind: 'slate', startedAtMs, transcode, redact: null, ffmpegPath, stopGraceMs: SLATE_STOP_GRACE_MS });
   }
 
   // A slate fills the gap from where the publisher's media stopped: dated from the end of the last
-  // segment (its first seconds come at once, see liveSlateArgs), so the timeline runs on without a
-  // hole and the slate's dates stay about on the wall clock.
+  // segment (the seconds since come at once, see showSlate), so the timeline runs on without a
+  // hole and the slate's dates stay on the wall clock.
   private slateStart(): number {
     const last = this.timelines[0]?.segments.at(-1);
     const now = Date.now();
@@ -174,7 +203,8 @@ export class Broadcast {
     this.connectionCount += 1;
     await mkdir(connectionDirectory(this.directory, index), { recursive: true });
     if (this.disconnects !== disconnectsBefore) return;
-    const firstMsn = Math.max(...this.timelines.map((timeline) => timeline.nextMsn));
+    this.mirror?.connectionStarted(this.connectionCount);
+    const firstMsn = Math.max(this.msnFloor, ...this.timelines.map((timeline) => timeline.nextMsn));
     const connection: Connection = {
       index,
       kind,
@@ -228,6 +258,7 @@ export class Broadcast {
         const cues = buildCaptionCues(words);
         captions.addCues(connection.index, cues, words.at(-1)!.end);
         this.queueWrite(() => appendCaptionLines(this.directory, connection.index, cues));
+        this.mirror?.lines(captionsIndexPath(this.directory, connection.index), cues.map((cue) => JSON.stringify(cue)));
       },
     });
     const finished = Promise.race([
@@ -296,7 +327,10 @@ export class Broadcast {
     connection.inits[rungIndex] = tracks;
     // The multivariant playlist names the publisher's codecs; a slate's come and go with it.
     if (connection.kind === 'content') this.rungInfo[rungIndex] = { ...tracks, peakBitsPerSecond: this.rungInfo[rungIndex]?.peakBitsPerSecond ?? 0 };
-    this.queueWrite(() => writeFileAtomically(liveInitPath(this.directory, connection.index, rung.name), init));
+    const initPath = liveInitPath(this.directory, connection.index, rung.name);
+    this.queueWrite(() => writeFileAtomically(initPath, init));
+    // The source rendition is what a recording is made of: another node may have to finish it.
+    if (rungIndex === 0) this.mirror?.file(initPath, init);
   }
 
   private acceptEvents(connection: Connection, rungIndex: number, events: LiveSegmenterEvent[]): void {
@@ -328,6 +362,10 @@ export class Broadcast {
         await writeFileAtomically(filePath, event.bytes);
         if (indexed) await appendIndexLine(this.directory, connection.index, indexed);
       });
+      if (indexed) {
+        this.mirror?.file(filePath, event.bytes);
+        this.mirror?.lines(segmentIndexPath(this.directory, connection.index), [JSON.stringify(indexed)]);
+      }
       if (this.onFirstSegments && this.isPlayable) {
         const callback = this.onFirstSegments;
         this.onFirstSegments = null;

@@ -1,15 +1,17 @@
-import { open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
+import { retryThroughOutage } from '../../errors/retry-through-outage';
 import type { RecordingTime } from '../../schemas/asset';
 import { recordingRemuxArgs, renderConcatList, type RecordingPiece } from '../../media/live/live-transcode-args';
-import { parseLiveConnectionFolder } from '../../media/names';
 import { runProcess } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 import type { Cue } from '../../media/text/cues';
-import { isStoredFile, sourceFilePath } from '../../storage/asset-files';
+import { isStoredFile, objectKeyOf, sourceFilePath } from '../../storage/asset-files';
+import { deleteSharedPrefix } from '../storage/shared-storage';
 import { storeTextTrackCues } from '../tracks/store-text-track';
+import { hydrateBroadcast } from './broadcast-mirror';
 import { readRecordingClosedCaptions } from './recording-closed-captions';
 import { ingestAsset } from '../ingest/ingest-asset';
 import { markAssetErrored } from '../ingest/mark-asset-errored';
@@ -18,6 +20,7 @@ import {
   captionsIndexPath,
   liveInitPath,
   liveSegmentPath,
+  localConnections,
   readBroadcastManifest,
   recordingListPath,
   recordingPiecePath,
@@ -33,14 +36,7 @@ import {
 // asset's source. Safe to repeat: a restart runs it again.
 
 const REMUX_TIMEOUT_MS = 30 * 60_000;
-
-const connectionsOf = async (directory: string): Promise<number[]> => {
-  const names = await readdir(directory).catch(() => [] as string[]);
-  return names
-    .map(parseLiveConnectionFolder)
-    .filter((index) => index !== null)
-    .sort((a, b) => a - b);
-};
+const HYDRATE_OUTAGE_MS = 60_000;
 
 // The last line may be cut short by a crash; every complete line before it stands.
 const readJsonLines = async <T>(file: string): Promise<T[]> => {
@@ -71,7 +67,7 @@ const writeLiveCaptions = async (assetId: string): Promise<void> => {
   const directory = broadcastDirectory(dataDir, { assetId, broadcastId: assetId });
   const cues: Cue[] = [];
   let offsetSeconds = 0;
-  for (const connection of await connectionsOf(directory)) {
+  for (const connection of await localConnections(directory)) {
     const segments = await readIndex(directory, connection);
     if (segments.length === 0) continue;
     const durationSeconds = segments.reduce((sum, segment) => sum + segment.durationSeconds, 0);
@@ -102,7 +98,7 @@ const buildSourceFile = async (assetId: string, signal: AbortSignal): Promise<Re
   if (!manifest) return null;
   const pieces: RecordingPiece[] = [];
   const times: RecordingTime[] = [];
-  for (const connection of await connectionsOf(directory)) {
+  for (const connection of await localConnections(directory)) {
     const segments = await readIndex(directory, connection);
     if (segments.length === 0) continue;
     const piecePath = recordingPiecePath(directory, connection);
@@ -130,7 +126,13 @@ export const finalizeRecording = async ({ assetId, signal, log }: { assetId: str
   const env = getEnv();
   const asset = await getDb().asset.findUnique({ where: { id: assetId }, select: { status: true } });
   if (!asset || asset.status !== 'preparing') return;
+  const directory = broadcastDirectory(env.dataDir, { assetId, broadcastId: assetId });
   if (!(await isStoredFile(sourceFilePath(env.dataDir, assetId)))) {
+    // Connections another node recorded (it died, or the broadcast went on there) come from the
+    // bucket; through an outage longer than a minute the recording is made of what is here.
+    await retryThroughOutage(() => hydrateBroadcast(directory), { windowMs: HYDRATE_OUTAGE_MS, signal }).catch((error: unknown) =>
+      log.warn({ err: error, assetId }, "the bucket's copy of the broadcast could not be read: the recording holds what this node has"),
+    );
     // Before the source file: a finalize cut short after it would not come back here.
     await writeLiveCaptions(assetId);
     const times = await buildSourceFile(assetId, signal);
@@ -143,6 +145,8 @@ export const finalizeRecording = async ({ assetId, signal, log }: { assetId: str
   }
   try {
     await ingestAsset({ assetId, signal, log });
+    // The recording is an asset of its own now: the broadcast's copy in the bucket has served.
+    await deleteSharedPrefix(`${objectKeyOf(env.dataDir, directory)}/`);
   } finally {
     // Also after a failed ingest: its captions tracks end errored rather than preparing for ever.
     if (!signal.aborted) await readRecordingClosedCaptions({ assetId, signal, log });

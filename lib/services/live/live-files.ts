@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   BROADCAST_MANIFEST_FILE,
@@ -8,6 +8,7 @@ import {
   LIVE_CAPTIONS_INDEX_FILE,
   LIVE_SEGMENT_INDEX_FILE,
   liveConnectionFolder,
+  parseLiveConnectionFolder,
   segmentFileName,
 } from '../../media/names';
 import type { Cue } from '../../media/text/cues';
@@ -21,6 +22,15 @@ import { assetDirectory } from '../../storage/asset-files';
 
 export const broadcastDirectory = (dataDir: string, recording: { assetId: string | null; broadcastId: string }): string =>
   recording.assetId ? path.join(assetDirectory(dataDir, recording.assetId), 'live') : path.join(dataDir, 'live', recording.broadcastId);
+
+/** The connections whose folders the broadcast has on this node, in order. */
+export const localConnections = async (broadcastDir: string): Promise<number[]> => {
+  const names = await readdir(broadcastDir).catch(() => [] as string[]);
+  return names
+    .map(parseLiveConnectionFolder)
+    .filter((index) => index !== null)
+    .sort((a, b) => a - b);
+};
 
 export const connectionDirectory = (broadcastDir: string, connection: number): string => path.join(broadcastDir, liveConnectionFolder(connection));
 
@@ -69,17 +79,27 @@ export const appendIndexLine = async (broadcastDir: string, connection: number, 
   await appendFile(segmentIndexPath(broadcastDir, connection), `${JSON.stringify(segment)}\n`);
 };
 
-/** What a broadcast's folder holds, written when it starts: enough to rebuild its recording after a crash. */
-export type BroadcastManifest = { liveStreamId: string; latencyMode: string; sourceRendition: string; renditions: string[] };
+/**
+ * What a broadcast's folder holds, written when it starts: enough to rebuild its recording after a
+ * crash. `connections`: how many connections it has had, kept up to date where the broadcast is
+ * mirrored to the bucket (broadcast-mirror.ts).
+ */
+export type BroadcastManifest = { liveStreamId: string; latencyMode: string; sourceRendition: string; renditions: string[]; connections?: number };
 
-const manifestPath = (broadcastDir: string) => path.join(broadcastDir, BROADCAST_MANIFEST_FILE);
+export const broadcastManifestPath = (broadcastDir: string): string => path.join(broadcastDir, BROADCAST_MANIFEST_FILE);
+
+/** Lines per chunk of an index mirrored to the bucket (S3 cannot append: see broadcast-mirror.ts). */
+export const MIRRORED_LINES_CHUNK = 100;
+
+/** Chunk `chunk` of a mirrored index: `segments.jsonl` → `segments.{chunk}.jsonl`. */
+export const mirroredLinesPath = (indexPath: string, chunk: number): string => indexPath.replace(/\.jsonl$/, `.${chunk}.jsonl`);
 
 export const writeBroadcastManifest = (broadcastDir: string, manifest: BroadcastManifest): Promise<void> =>
-  writeFileAtomically(manifestPath(broadcastDir), Buffer.from(JSON.stringify(manifest)));
+  writeFileAtomically(broadcastManifestPath(broadcastDir), Buffer.from(JSON.stringify(manifest)));
 
 export const readBroadcastManifest = async (broadcastDir: string): Promise<BroadcastManifest | null> => {
   try {
-    return JSON.parse(await readFile(manifestPath(broadcastDir), 'utf8')) as BroadcastManifest;
+    return JSON.parse(await readFile(broadcastManifestPath(broadcastDir), 'utf8')) as BroadcastManifest;
   } catch {
     return null;
   }

@@ -64,7 +64,9 @@ const mediaPlaylist = async (entry: LivePlaybackEntry, timeline: LiveTimeline, q
   }
   const ended = timeline.isEnded;
   const fromIndex = entry.playlistType === 'sliding' ? timeline.windowStart() : 0;
-  const discontinuitySequence = timeline.segments.slice(0, fromIndex).filter((segment) => segment.discontinuity).length;
+  // A broadcast continued from another node counts that node's discontinuities too (players
+  // line connections up by it).
+  const discontinuitySequence = broadcast.discontinuitiesBefore + timeline.segments.slice(0, fromIndex).filter((segment) => segment.discontinuity).length;
   const openSegment = timeline.openSegmentEntry();
   const playlist = renderLiveMediaPlaylist({
     playlistType: entry.playlistType,
@@ -105,7 +107,7 @@ const captionsPlaylist = (entry: LivePlaybackEntry, captions: LiveCaptionsTrack,
       ended: captions.isEnded,
       targetDurationSeconds: captions.targetDurationSeconds,
       mediaSequence: captions.listed[fromIndex]?.msn ?? entry.broadcast.timelines[0]?.segments[0]?.msn ?? 0,
-      discontinuitySequence: captions.listed.slice(0, fromIndex).filter((segment) => segment.discontinuity).length,
+      discontinuitySequence: entry.broadcast.discontinuitiesBefore + captions.listed.slice(0, fromIndex).filter((segment) => segment.discontinuity).length,
       segments: captions.entries(fromIndex),
     }),
     proof,

@@ -9,7 +9,9 @@ import { nodeRuntime } from '../../runtime/node-runtime';
 import { parseEmbeddedLiveSubtitles, parseGeneratedLiveSubtitles } from '../../schemas/live-captions';
 import type { LatencyMode } from '../../schemas/live-stream';
 import { generateId } from '../../utils/ids';
-import { Broadcast } from './broadcast';
+import { Broadcast, type BroadcastResume } from './broadcast';
+import { startBroadcastMirror } from './broadcast-mirror';
+import { claimAbandonedBroadcast } from './broadcast-takeover';
 import { registerBroadcastStopper, type BroadcastStopReason } from './broadcast-control';
 import { markBroadcastEnded, markConnected, markDisconnected, markRecordingAndActive, markSlateUnavailable } from './broadcast-state';
 import { finalizeRecording } from './finalize-recording';
@@ -17,6 +19,7 @@ import { broadcastDirectory, writeBroadcastManifest } from './live-files';
 import { liveNodeIdOf } from './live-node-id';
 import { registerLivePlayback, unregisterBroadcast, unregisterLivePlayback } from './live-registry';
 import { recoverInterruptedBroadcasts } from './recover-broadcasts';
+import { sharedStore } from '../storage/shared-storage';
 import { startSimulcast, type Simulcast } from './simulcast-runtime';
 import { prepareSlateImage } from './slate-image';
 import { openSrtRelay } from './srt-relay';
@@ -57,6 +60,8 @@ declare module '../../runtime/node-runtime' {
 }
 
 const MEDIA_WAIT_MS = 10_000;
+// How often a node checks that no other node has continued one of its recordings.
+const HELD_CHECK_MS = 2_000;
 const PACKAGER_RESTART_DELAY_MS = 500;
 
 export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: Env; log: Logger; defaultSlatePath: string }): Promise<LiveRuntime | null> => {
@@ -92,9 +97,11 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
       await session.broadcast.flushed();
       sessions.delete(session.liveStreamId);
       const { assetId } = session.broadcast;
-      await markBroadcastEnded({ liveStreamId: session.liveStreamId, assetId: session.broadcast.isPlayable ? assetId : null, nodeId });
+      // A broadcast continued from a node that died has recorded media even if nothing came here.
+      const recorded = session.broadcast.isPlayable || session.broadcast.isResumed;
+      await markBroadcastEnded({ liveStreamId: session.liveStreamId, assetId: recorded ? assetId : null, nodeId });
       log.info({ liveStreamId: session.liveStreamId, reason }, 'broadcast ended');
-      if (!session.broadcast.isPlayable) {
+      if (!recorded) {
         unregisterBroadcast(session.broadcast);
         await session.broadcast.removeFiles();
         return;
@@ -107,6 +114,41 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
     })();
     return session.ending;
   };
+
+  // A recording another node continued (this node was frozen or cut off from its publisher, which
+  // reconnected there, see broadcast-takeover.ts): this node lets go of it, neither ending the
+  // stream nor finalizing the recording, which that node does.
+  const letGo = (session: Session): Promise<void> => {
+    session.ending ??= (async () => {
+      if (session.reconnectTimer) clearTimeout(session.reconnectTimer);
+      if (session.durationTimer) clearTimeout(session.durationTimer);
+      session.publisher?.close('the broadcast continues on another node');
+      await (await session.simulcast)?.stop();
+      session.broadcast.disconnect();
+      await session.connectionDone;
+      sessions.delete(session.liveStreamId);
+      unregisterBroadcast(session.broadcast);
+      log.warn({ liveStreamId: session.liveStreamId, assetId: session.broadcast.assetId }, 'another node continues this broadcast: let go of it here');
+    })();
+    return session.ending;
+  };
+
+  const letGoOfContinuedRecordings = async () => {
+    const held = [...sessions.values()].filter((session) => !session.ending && session.broadcast.assetId);
+    if (held.length === 0) return;
+    const rows = await db.liveStream.findMany({ where: { id: { in: held.map((session) => session.liveStreamId) } }, select: { id: true, ingestNodeId: true, activeAssetId: true } });
+    for (const session of held) {
+      const row = rows.find((candidate) => candidate.id === session.liveStreamId);
+      if (row?.ingestNodeId && row.ingestNodeId !== nodeId && row.activeAssetId === session.broadcast.assetId) void letGo(session);
+    }
+  };
+  // Only with shared storage can another node continue a recording (continueBroadcast).
+  const heldCheck = sharedStore()
+    ? setInterval(() => {
+        letGoOfContinuedRecordings().catch((error: unknown) => log.debug({ err: error }, 'could not check which broadcasts this node still holds'));
+      }, HELD_CHECK_MS)
+    : undefined;
+  heldCheck?.unref();
 
   const refusalOf = (stream: { id: string; status: string } | null): string | null => {
     if (!stream) return 'unknown stream key';
@@ -188,7 +230,7 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
       await session.connectionDone;
       if (session.ending) return;
       log.info({ liveStreamId: session.liveStreamId, reason }, 'publisher disconnected');
-      const waits = session.reconnectWindowSeconds > 0 && session.broadcast.isPlayable;
+      const waits = session.reconnectWindowSeconds > 0 && (session.broadcast.isPlayable || session.broadcast.isResumed);
       if (waits) {
         session.reconnectTimer = setTimeout(() => void endSession(session, 'reconnect window elapsed'), session.reconnectWindowSeconds * 1000);
         // Before the webhook's transaction: players have only a few seconds of media buffered.
@@ -219,26 +261,31 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
         return defaultSlatePath;
       });
 
-  const startBroadcast = async (publisher: RtmpPublisher): Promise<void> => {
-    const stream = await db.liveStream.findUnique({ where: { streamKey: publisher.streamKey }, include: { playbackIds: true } });
-    if (!stream) return publisher.close('the live stream was deleted');
-    const media = await Promise.race([publisher.media, new Promise<null>((resolve) => setTimeout(() => resolve(null), MEDIA_WAIT_MS))]).catch(() => null);
-    if (!media) return publisher.close('no media arrived');
-    if (!media.video && !stream.audioOnly) return publisher.close('no video: publish H.264 video (or make the live stream audio_only)');
+  type StreamWithPlaybackIds = NonNullable<Awaited<ReturnType<typeof findStreamOfKey>>>;
+  const findStreamOfKey = (streamKey: string) => db.liveStream.findUnique({ where: { streamKey }, include: { playbackIds: true } });
+
+  // A broadcast's session on this node, new or continued from a node that is gone (`resume`).
+  const openSession = async ({
+    stream,
+    media,
+    assetId,
+    resume,
+  }: {
+    stream: StreamWithPlaybackIds;
+    media: LiveSourceInfo;
+    assetId: string | null;
+    resume?: BroadcastResume;
+  }): Promise<Session> => {
     const rungs = planLiveLadder(
       { ...(media.video && !stream.audioOnly && { video: media.video }), ...(media.audio && { audio: media.audio }) },
       { maxEncodedRungs: 2, audioOnly: stream.audioOnly },
     );
-    const assetId = stream.newAssetSettingsJson ? generateId() : null;
     const broadcastId = assetId ?? generateId();
     const directory = broadcastDirectory(env.dataDir, { assetId, broadcastId });
-    await writeBroadcastManifest(directory, {
-      liveStreamId: stream.id,
-      latencyMode: stream.latencyMode,
-      sourceRendition: rungs[0]!.name,
-      renditions: rungs.map((rung) => rung.name),
-    });
+    const manifest = { liveStreamId: stream.id, latencyMode: stream.latencyMode, sourceRendition: rungs[0]!.name, renditions: rungs.map((rung) => rung.name) };
+    await writeBroadcastManifest(directory, resume ? { ...manifest, connections: resume.connections } : manifest);
     const captions = parseGeneratedLiveSubtitles(stream.generatedSubtitlesJson)[0];
+    const broadcastLog = log.child({ liveStreamId: stream.id });
     const broadcast = new Broadcast(
       stream.id,
       assetId,
@@ -246,12 +293,16 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
       stream.latencyMode as LatencyMode,
       rungs,
       directory,
-      log.child({ liveStreamId: stream.id }),
+      broadcastLog,
       {
         generated: captions ? { binary: env.pocketsphinx.path, modelDir: env.pocketsphinx.modelDir, name: captions.name, languageCode: captions.language_code } : null,
         embedded: parseEmbeddedLiveSubtitles(stream.embeddedSubtitlesJson),
       },
+      // Only a recording has anything another node would continue.
+      { mirror: assetId ? startBroadcastMirror({ directory, manifest, log: broadcastLog }) : null, ...(resume && { resume }) },
     );
+    // A continued broadcast keeps counting its continuous duration from its first connect.
+    const elapsedMs = resume && stream.broadcastStartedAt ? Date.now() - stream.broadcastStartedAt.getTime() : 0;
     const session: Session = {
       broadcast,
       liveStreamId: stream.id,
@@ -260,7 +311,7 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
       simulcast: Promise.resolve(null),
       reconnectWindowSeconds: stream.reconnectWindow,
       reconnectTimer: null,
-      durationTimer: setTimeout(() => void endSession(session, 'max_continuous_duration reached'), stream.maxContinuousDuration * 1000),
+      durationTimer: setTimeout(() => void endSession(session, 'max_continuous_duration reached'), Math.max(0, stream.maxContinuousDuration * 1000 - elapsedMs)),
       ending: null,
       streamPlaybackIds: stream.playbackIds.map((playbackId) => playbackId.id),
       assetPlaybackIds: [],
@@ -272,19 +323,46 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
     for (const playbackId of stream.playbackIds) {
       registerLivePlayback(playbackId.id, { broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'sliding' });
     }
+    return session;
+  };
+
+  const registerRecordingPlayback = (session: Session, playbackIds: Array<{ id: string; policy: string }>) => {
+    session.assetPlaybackIds = playbackIds.map((playbackId) => playbackId.id);
+    for (const playbackId of playbackIds) {
+      registerLivePlayback(playbackId.id, { broadcast: session.broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'event' });
+    }
+  };
+
+  const waitForMedia = (publisher: RtmpPublisher) =>
+    Promise.race([publisher.media, new Promise<null>((resolve) => setTimeout(() => resolve(null), MEDIA_WAIT_MS))]).catch(() => null);
+
+  const startBroadcast = async (publisher: RtmpPublisher, stream: StreamWithPlaybackIds, media: LiveSourceInfo): Promise<void> => {
+    const assetId = stream.newAssetSettingsJson ? generateId() : null;
+    const session = await openSession({ stream, media, assetId });
     await markConnected(stream.id, { id: nodeId, url: env.live.nodeUrl }, true, publisher.protocol);
-    log.info({ liveStreamId: stream.id, renditions: rungs.map((rung) => rung.name), latencyMode: stream.latencyMode }, 'broadcast started');
+    log.info({ liveStreamId: stream.id, renditions: session.broadcast.rungs.map((rung) => rung.name), latencyMode: stream.latencyMode }, 'broadcast started');
     watchConnection(session, publisher);
-    broadcast.whenPlayable(() => {
+    session.broadcast.whenPlayable(() => {
       void markRecordingAndActive({ liveStreamId: stream.id, assetId })
-        .then((playbackIds) => {
-          session.assetPlaybackIds = playbackIds.map((playbackId) => playbackId.id);
-          for (const playbackId of playbackIds) {
-            registerLivePlayback(playbackId.id, { broadcast, policy: playbackId.policy as 'public' | 'signed', playlistType: 'event' });
-          }
-        })
+        .then((playbackIds) => registerRecordingPlayback(session, playbackIds))
         .catch((error: unknown) => log.error({ err: error, liveStreamId: stream.id }, 'could not record the broadcast as active'));
     });
+  };
+
+  // The stream's node is gone and its publisher came here within the reconnect window: the same
+  // recording goes on (see broadcast-takeover.ts). False when there is nothing to continue.
+  const continueBroadcast = async (publisher: RtmpPublisher, stream: StreamWithPlaybackIds, media: LiveSourceInfo): Promise<boolean> => {
+    if (!sharedStore()) return false;
+    const takeover = await claimAbandonedBroadcast({ stream, node: { id: nodeId, url: env.live.nodeUrl }, dataDir: env.dataDir, log });
+    if (!takeover) return false;
+    const session = await openSession({ stream, media, assetId: takeover.assetId, resume: takeover.resume });
+    // The node that died could not say its publisher went away.
+    await markDisconnected(stream.id);
+    await markConnected(stream.id, { id: nodeId, url: env.live.nodeUrl }, false, publisher.protocol);
+    watchConnection(session, publisher);
+    const recording = await db.asset.findUnique({ where: { id: takeover.assetId }, select: { playbackIds: { select: { id: true, policy: true } } } });
+    session.broadcast.whenPlayable(() => registerRecordingPlayback(session, recording?.playbackIds ?? []));
+    return true;
   };
 
   const onPublish = (publisher: RtmpPublisher): void => {
@@ -305,7 +383,13 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
         watchConnection(session, publisher);
         return;
       }
-      await startBroadcast(publisher);
+      const found = await findStreamOfKey(publisher.streamKey);
+      if (!found) return publisher.close('the live stream was deleted');
+      const media = await waitForMedia(publisher);
+      if (!media) return publisher.close('no media arrived');
+      if (!media.video && !found.audioOnly) return publisher.close('no video: publish H.264 video (or make the live stream audio_only)');
+      if (!session && (await continueBroadcast(publisher, found, media))) return;
+      await startBroadcast(publisher, found, media);
     })().catch((error: unknown) => {
       log.error({ err: error }, 'could not start a broadcast');
       publisher.close('internal error');
@@ -343,6 +427,7 @@ export const startLiveRuntime = async ({ env, log, defaultSlatePath }: { env: En
     // complete segments are on disk) and the next start finalizes them, as after a crash.
     close: async () => {
       shutdown.abort();
+      clearInterval(heldCheck);
       registerBroadcastStopper(null);
       for (const session of sessions.values()) {
         if (session.reconnectTimer) clearTimeout(session.reconnectTimer);

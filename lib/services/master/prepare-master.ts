@@ -4,6 +4,7 @@ import { getEnv } from '../../env';
 import type { MediaProbe } from '../../media/ffprobe';
 import { buildMasterArgs, planMaster } from '../../media/master/master-args';
 import { summariseToolError } from '../../media/media-errors';
+import { inputReadFailure } from '../../media/input-read-failure';
 import { runProcess } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 import { masterDirectory, masterFilePath } from '../../storage/asset-files';
@@ -29,14 +30,10 @@ export const prepareMaster = async ({ assetId, signal }: { assetId: string; sign
   await mkdir(masterDirectory(env.dataDir, assetId), { recursive: true });
   const input = await sourceInput(assetId);
   try {
-    const result = await runProcess({
-      command: env.ffmpegPath,
-      args: buildMasterArgs({ input, output: temporary, plan }),
-      signal,
-      timeoutMs: MASTER_TIMEOUT_MS,
-      background: true,
-      children: childProcesses(),
-    });
+    const args = buildMasterArgs({ input, output: temporary, plan });
+    const result = await runProcess({ command: env.ffmpegPath, args, signal, timeoutMs: MASTER_TIMEOUT_MS, background: true, children: childProcesses() });
+    const unread = inputReadFailure(args, result.stderr);
+    if (unread) throw unread;
     if (result.exitCode !== 0) throw new Error(`making the master failed: ${summariseToolError(result.stderr, input) ?? `exit ${result.exitCode}`}`);
     await rename(temporary, finalPath);
   } finally {

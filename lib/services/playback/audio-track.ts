@@ -7,6 +7,7 @@ import { Fmp4StreamSplitter } from '../../media/fmp4';
 import { AUDIO_SEGMENT_SECONDS } from '../../media/hls/audio-plan';
 import { buildAudioTrackArgs } from '../../media/hls/encode-args';
 import { cpuSecondsFromReport, problemsInReport, withCpuReport } from '../../media/cpu-report';
+import { inputReadFailure } from '../../media/input-read-failure';
 import { runProcess } from '../../media/run-process';
 import { childProcesses } from '../processes/child-processes';
 import {
@@ -152,17 +153,18 @@ const encodeAndPublish = async (
   let pacer: AudioPacer | undefined;
   const checkPace = () => pacer?.check();
   progress.on('wanted', checkPace);
+  const args = withCpuReport(
+    buildAudioTrackArgs({
+      inputPath: await renditionInput(assetId, rendition),
+      durationSeconds: rendition.duration,
+      streamIndex: rendition.input.kind === 'source' ? rendition.input.streamIndex : 0,
+      channels: rendition.channels,
+      padToDuration: rendition.input.kind === 'added',
+    }),
+  );
   const result = await runProcess({
     command: env.ffmpegPath,
-    args: withCpuReport(
-      buildAudioTrackArgs({
-        inputPath: await renditionInput(assetId, rendition),
-        durationSeconds: rendition.duration,
-        streamIndex: rendition.input.kind === 'source' ? rendition.input.streamIndex : 0,
-        channels: rendition.channels,
-        padToDuration: rendition.input.kind === 'added',
-      }),
-    ),
+    args,
     timeoutMs: ENCODE_TIMEOUT_MS,
     signal,
     background,
@@ -177,6 +179,8 @@ const encodeAndPublish = async (
   pacer?.stop();
   await written;
   if (signal.aborted) throw new Error(`the ${rendition.name} encode of asset ${assetId} was stopped`);
+  const unread = inputReadFailure(args, result.stderr);
+  if (unread) throw unread;
   if (result.exitCode !== 0) {
     throw new Error(`ffmpeg audio encode failed (${result.signal ?? result.exitCode}): ${problemsInReport(result.stderr).trim().slice(-500)}`);
   }

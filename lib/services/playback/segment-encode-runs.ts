@@ -8,6 +8,7 @@ import { shiftDecodeTime } from '../../media/fmp4-decode-times';
 import { buildMultiRungSegmentArgs, buildVideoSegmentArgs, VIDEO_TIMESCALE } from '../../media/hls/encode-args';
 import type { Rung } from '../../media/hls/ladder';
 import { encodeWindow } from '../../media/hls/segment-plan';
+import { inputReadFailure } from '../../media/input-read-failure';
 import { runProcess } from '../../media/run-process';
 import { publishFile } from '../../storage/atomic-file';
 import { initSegmentPath, isStoredFile } from '../../storage/asset-files';
@@ -73,6 +74,8 @@ export const encodeToMemory = async ({
     return { ...run, stopped: signal.aborted };
   });
   if (result.stopped) throw new Error(cancel?.aborted ? `${what} was cancelled` : `asset ${assetId} was deleted`);
+  const unread = inputReadFailure(args, result.stderr);
+  if (unread) throw unread;
   if (result.exitCode !== 0) {
     const reason = result.timedOut ? 'timed out' : result.signal ? `was killed (${result.signal})` : `exited with ${result.exitCode}`;
     throw new Error(`ffmpeg ${reason} encoding ${what}: ${problemsInReport(result.stderr).trim().slice(-500)}`);

@@ -4,6 +4,7 @@ import { getLogger } from '../../log';
 import { isStoredFile, sourceFilePath } from '../../storage/asset-files';
 import { uploadDataPath, uploadDirectory } from '../../storage/upload-files';
 import { shareFileAs, sharedStore } from '../storage/shared-storage';
+import { backoffDelayMs } from '../../utils/backoff';
 
 // With S3 storage the ingest of a completed direct upload may run on any node, while the bytes
 // are on the node that received them: they are uploaded as the asset's source, in the background
@@ -15,7 +16,6 @@ import { shareFileAs, sharedStore } from '../storage/shared-storage';
 // comes (the chaos soak saw one stay `preparing` after a storage outage): the upload is tried again,
 // backing off, for as long as another node's ingest would wait for it.
 
-const RETRY_DELAYS_MS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 /** As long as adopt-uploaded-file.ts waits for the object. */
 const GIVE_UP_AFTER_MS = 15 * 60_000;
 
@@ -37,7 +37,7 @@ const shareWithRetries = async (uploadId: string, assetId: string): Promise<void
       const giveUp = Date.now() - startedAt > GIVE_UP_AFTER_MS;
       getLogger()[giveUp ? 'error' : 'warn']({ err: error, uploadId, assetId, attempt: attempt + 1 }, giveUp ? 'uploading a direct upload to the bucket failed; giving up' : 'uploading a direct upload to the bucket failed; trying again');
       if (giveUp) return;
-      await pause(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]!);
+      await pause(backoffDelayMs(attempt + 1));
     }
   }
 };
