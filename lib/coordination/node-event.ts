@@ -9,6 +9,7 @@ import { z } from 'zod';
 
 export const nodeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('asset-deleted'), assetId: z.string() }),
+  z.object({ type: z.literal('master-deleted'), assetId: z.string() }),
   z.object({ type: z.literal('static-renditions-deleted'), assetId: z.string(), files: z.array(z.object({ id: z.string(), name: z.string() })) }),
   z.object({ type: z.literal('playback-id-deleted'), playbackId: z.string() }),
   z.object({ type: z.literal('tracks-changed'), assetId: z.string() }),

@@ -1,6 +1,7 @@
 import type { NodeEventHandlers } from '../coordination/node-event';
 import { jobsOnNodeEvent } from '../jobs/on-node-event';
 import { liveOnNodeEvent } from '../services/live/on-node-event';
+import { masterOnNodeEvent } from '../services/master/on-node-event';
 import { playbackRestrictionsOnNodeEvent } from '../services/playback-restrictions/on-node-event';
 import { playbackOnNodeEvent } from '../services/playback/on-node-event';
 import { signingKeysOnNodeEvent } from '../services/signing-keys/on-node-event';
@@ -19,6 +20,7 @@ export const nodeEventHandlers: readonly NodeEventHandlers[] = [
   jobsOnNodeEvent,
   storageOnNodeEvent,
   staticRenditionsOnNodeEvent,
+  masterOnNodeEvent,
   playbackRestrictionsOnNodeEvent,
   signingKeysOnNodeEvent,
   liveOnNodeEvent,

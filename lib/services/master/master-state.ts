@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Prisma } from '../../db/generated/client';
+import { tellOtherNodes } from '../../coordination/tell-other-nodes';
 import { getDb } from '../../db/client';
 import { getEnv } from '../../env';
 import { enqueueJob } from '../../jobs/queue';
@@ -71,13 +72,19 @@ export const removeMaster = async (assetId: string, { onlyIfExpired = false }: {
   return true;
 };
 
+/** This node's copy; the node that made the master, and any that served it, each hold one. */
+export const removeLocalMasterFiles = (assetId: string): Promise<void> =>
+  rm(masterDirectory(getEnv().dataDir, assetId), { recursive: true, force: true });
+
+/** Every copy: this node's, the bucket's, then the other nodes' (told over the node bus). */
 export const deleteMasterFiles = async (assetId: string, fileName: string): Promise<void> => {
   const dataDir = getEnv().dataDir;
-  await rm(masterDirectory(dataDir, assetId), { recursive: true, force: true });
+  await removeLocalMasterFiles(assetId);
   const key = objectKeyOf(dataDir, masterFilePath(dataDir, assetId, fileName));
   await sharedStore()
     ?.delete(key)
     .catch((error: unknown) => getLogger().warn({ err: error, key }, 'deleting an expired master from the bucket failed'));
+  await tellOtherNodes({ type: 'master-deleted', assetId });
 };
 
 /** The maintenance sweep: removes every master whose URL has expired. Returns how many. */
