@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { ALL_INPUTS, CLEAN_30, CLEAN_300, LOAD_INPUT, PLAYBACK_INPUTS, SHORT_SECONDS } from './bench-config';
 import type { DeliveryOptions } from './delivery';
 import { DEFAULT_CAPACITY_OPTIONS, type CapacityOptions } from './capacity';
-import { DEFAULT_LIVE_OPTIONS, LIVE_CASES, type LiveCase, type LiveOptions } from './live';
+import { DEFAULT_LIVE_OPTIONS, LIVE_CASES, LIVE_MODES, type LiveCase, type LiveOptions } from './live';
+import type { LatencyMode } from './live-api';
 import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './load';
 import { FAULT_KINDS, parseFaultKinds } from '../chaos/faults';
 import { DEFAULT_CHAOS_OPTIONS, type ChaosOptions } from '../chaos/run-chaos';
@@ -57,6 +58,9 @@ export const USAGE = `Usage: npm run bench -- [--quick | --skip-baseline | --onl
                  (about 2 min: festival speech published to a captioned stream, reduced then standard)
                  or --live-cases hostile (about 1 min: ten hostile inputs, one after another, while one
                  broadcast is watched and restreamed to a good and two bad simulcast targets)
+  --live-modes LIST
+                 the latency modes the latency case plays (comma-separated; default all:
+                 ${LIVE_MODES.join(', ')}), e.g. --only live --live-cases latency --live-modes low
   --only collector
                  the playback analytics collector (about 4 min): 1,000 mux-embed beacons/s for 30 s, a fifth
                  malformed, from 200 client addresses; answers, latency, every view written, server RSS
@@ -163,6 +167,7 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
       'chaos-seed': { type: 'string' },
       'chaos-kinds': { type: 'string' },
       'live-cases': { type: 'string' },
+      'live-modes': { type: 'string' },
       out: { type: 'string' },
       'server-log-level': { type: 'string' },
       scaled: { type: 'boolean', default: false },
@@ -218,7 +223,10 @@ export const parseBenchOptions = (args: string[], defaultOutDir: string) => {
   const liveCases = values['live-cases'] === undefined ? DEFAULT_LIVE_OPTIONS.cases : values['live-cases'].split(',').map((name) => name.trim());
   const unknownLiveCase = liveCases.find((name) => !(LIVE_CASES as readonly string[]).includes(name));
   if (unknownLiveCase !== undefined || liveCases.length === 0) throw new Error(`--live-cases takes ${LIVE_CASES.join(', ')} (got "${values['live-cases']}")`);
-  const liveOptions: LiveOptions = { ...DEFAULT_LIVE_OPTIONS, cases: liveCases as LiveCase[] };
+  const liveModes = values['live-modes'] === undefined ? DEFAULT_LIVE_OPTIONS.modes : values['live-modes'].split(',').map((name) => name.trim());
+  const unknownLiveMode = liveModes.find((name) => !(LIVE_MODES as readonly string[]).includes(name));
+  if (unknownLiveMode !== undefined || liveModes.length === 0) throw new Error(`--live-modes takes ${LIVE_MODES.join(', ')} (got "${values['live-modes']}")`);
+  const liveOptions: LiveOptions = { ...DEFAULT_LIVE_OPTIONS, cases: liveCases as LiveCase[], modes: liveModes as LatencyMode[] };
   const scaledRequested = values.scaled ?? false;
   const topologies = (values['scaled-topologies'] ?? 'all,http+worker').split(',').map((name) => name.trim());
   const unknownTopology = topologies.find((name) => !(TOPOLOGIES as readonly string[]).includes(name));

@@ -5,7 +5,7 @@ import { chaosTargets } from './chaos-report';
 import { keyResults, type BenchOutcomes } from './bench-summary';
 import { DELIVERY_KINDS } from './delivery';
 import { inputLabel } from './inputs';
-import { DEFAULT_LIVE_OPTIONS, LIVE_LATENCY_TARGET_SECONDS, LIVE_MODES, livePlayableTargetMs } from './live';
+import { DEFAULT_LIVE_OPTIONS, LIVE_LATENCY_TARGET_SECONDS, livePlayableTargetMs } from './live';
 import { liveCaptionsTargets, simulcastTargets, slateTargets, srtIngestTargets } from './live-report';
 import type { Target } from './bench-results';
 import { formatMs, formatRatio, ratio, round } from '../stats';
@@ -293,7 +293,7 @@ export const benchTargets = (outcomes: BenchOutcomes, options: BenchOptions): Ta
   if (doLive) {
     const value = live.status === 'ok' ? live.value : null;
     const liveCases = options.liveOptions.cases;
-    for (const mode of liveCases.includes('latency') ? LIVE_MODES : []) {
+    for (const mode of liveCases.includes('latency') ? options.liveOptions.modes : []) {
       const entry = value?.modes.find((candidate) => candidate.mode === mode && candidate.ingest === 'rtmp');
       const srt = value?.modes.find((candidate) => candidate.mode === mode && candidate.ingest === 'srt');
       const playback = entry?.playback ?? null;

@@ -60,6 +60,8 @@ export const livePlayableTargetMs = (mode: LatencyMode): number => (2 * LATENCY_
 
 export type LiveOptions = {
   cases: LiveCase[];
+  /** The latency modes the latency case measures (each over RTMP and SRT). */
+  modes: LatencyMode[];
   playbackSeconds: number;
   settleSeconds: number;
   /** The viewer joins this long after the publisher's spawn, i.e. a broadcast already running. */
@@ -78,6 +80,7 @@ export type LiveOptions = {
 
 export const DEFAULT_LIVE_OPTIONS: LiveOptions = {
   cases: [...LIVE_CASES],
+  modes: [...LIVE_MODES],
   playbackSeconds: 60,
   settleSeconds: 10,
   // hls.js starts three target durations behind the edge only once the playlist is that long; a
@@ -204,7 +207,7 @@ const measureModes = async ({
   log: (line: string) => void;
 }): Promise<LiveModeResult[]> => {
   // RTMP and SRT of one mode one after the other, so noise falls on both alike.
-  const results: LiveModeResult[] = LIVE_MODES.flatMap((mode) => LIVE_INGESTS.map((ingest) => ({
+  const results: LiveModeResult[] = options.modes.flatMap((mode) => LIVE_INGESTS.map((ingest) => ({
     mode,
     ingest,
     segmentSeconds: LATENCY_PROFILES[mode].segmentSeconds,
