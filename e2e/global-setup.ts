@@ -5,15 +5,15 @@ import path from 'node:path';
 import { startSwiftS3 } from '../harness/swift-s3.mjs';
 import { isCluster, publishClusterS3 } from './support/cluster-services';
 import { FIXTURES_DIR_ENV, generateFixtures } from './support/fixtures';
-import { REPO_ROOT, SERVER_BUNDLE } from '../harness/paths';
+import { CLI_BUNDLE, REPO_ROOT, SERVER_BUNDLE } from '../harness/paths';
 
 // Runs once per `playwright test`: checks the prerequisites and generates the media fixtures that
 // every worker shares (the directory is passed on through the environment). In cluster mode
 // (E2E_CLUSTER=1) it also starts the one Swift + s3api every cluster makes its bucket on, and
 // returns the teardown that stops it (and with it every bucket left behind).
 export default async function globalSetup(): Promise<(() => Promise<void>) | undefined> {
-  if (!existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID')) || !existsSync(SERVER_BUNDLE)) {
-    throw new Error('No production build found (.next/BUILD_ID, .next/keyframe/server.mjs). Run `npm run build` before the e2e tests.');
+  if (!existsSync(path.join(REPO_ROOT, '.next', 'BUILD_ID')) || !existsSync(SERVER_BUNDLE) || !existsSync(CLI_BUNDLE)) {
+    throw new Error('No production build found (.next/BUILD_ID, .next/keyframe/server.mjs and cli.mjs). Run `npm run build` before the e2e tests.');
   }
   for (const tool of [process.env.E2E_FFMPEG ?? 'ffmpeg', process.env.E2E_FFPROBE ?? 'ffprobe']) {
     try {

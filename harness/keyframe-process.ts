@@ -1,11 +1,11 @@
 import { execFile, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../lib/server/node-flags';
 import { freePort } from './free-port.mjs';
-import { CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
+import { CLI_BUNDLE, CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
 import { killTreeSync, ownDirectory, releaseDirectory, spawnTracked } from './processes';
 
 // Starts one real Keyframe server process (the server bundle `npm start` runs) on a free port with a
@@ -324,7 +324,9 @@ export class KeyframeProcess {
   // --- CLI (runs against the same DATA_DIR while the server is up) ---
 
   async cli(args: string[]): Promise<unknown> {
-    const { stdout } = await execFileAsync(TSX_BIN, [CLI_ENTRY, ...args, '--json'], {
+    // The build's bundle when there is one (the e2e suite always has it, as it has the server's).
+    const [command, entry] = existsSync(CLI_BUNDLE) ? [process.execPath, CLI_BUNDLE] : [TSX_BIN, CLI_ENTRY];
+    const { stdout } = await execFileAsync(command, [entry, ...args, '--json'], {
       cwd: REPO_ROOT,
       env: this.env,
       timeout: this.profile.cliTimeoutMs,

@@ -7,3 +7,5 @@ export const TSX_BIN = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
 // What `npm start` runs: the server bundle that `npm run build` writes (npm test builds first).
 export const SERVER_BUNDLE = path.join(REPO_ROOT, '.next', 'keyframe', 'server.mjs');
 export const CLI_ENTRY = path.join('lib', 'cli', 'keyframe.ts');
+// The same CLI bundled by `npm run build`: starts on a third of the CPU the sources under tsx take.
+export const CLI_BUNDLE = path.join(REPO_ROOT, '.next', 'keyframe', 'cli.mjs');

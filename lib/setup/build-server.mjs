@@ -30,3 +30,10 @@ await build({
   entryPoints: [path.join(root, 'lib', 'server', 'playback-worker.ts')],
   outfile: path.join(path.dirname(SERVER_BUNDLE), 'playback-worker.mjs'),
 });
+// The CLI, for the test harness: `npm run keyframe` runs the sources under tsx (always current, ~3 s
+// of CPU to start), while the e2e suite's hundred-odd token and webhook commands run this bundle.
+await build({
+  ...common,
+  entryPoints: [path.join(root, 'lib', 'cli', 'keyframe.ts')],
+  outfile: path.join(path.dirname(SERVER_BUNDLE), 'cli.mjs'),
+});
