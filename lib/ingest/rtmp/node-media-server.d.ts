@@ -43,6 +43,8 @@ declare module 'node-media-server/src/node_rtmp_session.js' {
     flvGopCacheQueue: NodeRtmpSession.GopQueue | null;
     /** From onMetaData's framerate (undefined when absent), else measured over the first 5 s. */
     videoFps: number | undefined;
+    /** Media messages written to this reader since NMS last corked its socket (it uncorks at 10). */
+    numPlayCache: number;
 
     run(): void;
     /** Unpublishes/unplays, clears the ping timer, forgets the session and destroys the socket. */
@@ -105,11 +107,13 @@ declare module 'node-media-server/src/node_core_av.js' {
 }
 
 declare module 'node-media-server/src/node_rtmp_client.js' {
-  /** NMS's RTMP client; the tests use it to see the onStatus messages the server sends. */
+  /** NMS's RTMP client; the tests use it to see the onStatus messages the server sends, and as a reader. */
   class NodeRtmpClient {
     constructor(url: string);
     on(event: 'status', listener: (info: { level?: string; code?: string; description?: string }) => void): void;
     on(event: 'close', listener: () => void): void;
+    /** A media message as played: its payload (an FLV tag body) and its timestamp in ms. */
+    on(event: 'video' | 'audio', listener: (payload: Buffer, timestamp: number) => void): void;
     startPush(): void;
     startPull(): void;
     stop(): void;

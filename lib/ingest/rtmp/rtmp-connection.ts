@@ -124,6 +124,7 @@ export class RtmpConnection extends NodeRtmpSession {
   override onSocketData(data: Buffer): void {
     try {
       super.onSocketData(data);
+      this.flushReaders();
     } catch (error) {
       // Only the message: NMS errors can carry the parsed packet, and with it the stream name.
       this.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'rtmp protocol error');
@@ -280,6 +281,24 @@ export class RtmpConnection extends NodeRtmpSession {
     // Media sent before the publish was accepted, or while closing, is dropped.
     if (!this.isPublishing || this.closeReason !== undefined || this.parserPacket.header.length === 0) return undefined;
     return this.parserPacket.payload.subarray(0, this.parserPacket.header.length);
+  }
+
+  /**
+   * Passes each read of the publisher on to its readers whole, at its end. NMS corks a reader's
+   * socket at the first message of a batch and uncorks it on the next tick after the tenth; a read
+   * holding more than ten messages corks it again before that tick, so the cork count stays above
+   * zero and the reader gets nothing until some read happens to end on a batch boundary. With a
+   * publisher that sends in bursts (the SRT relay: ~13 messages every 165 ms; any encoder behind a
+   * jittery link) the packager then got its input in lumps up to 1.5 s apart (measured), and
+   * low-latency parts with it.
+   */
+  private flushReaders(): void {
+    for (const playerId of this.players) {
+      const player = context.sessions.get(playerId);
+      if (!(player instanceof RtmpConnection)) continue;
+      player.numPlayCache = 0;
+      while (player.socket.writableCorked > 0) player.socket.uncork();
+    }
   }
 
   private afterForwarding(body: Buffer): void {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +99,18 @@ async function waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: s
 
 const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))]);
+
+/** Video tags wholly inside an FLV file's first bytes. */
+function flvVideoTagsIn(flv: Buffer): number {
+  let count = 0;
+  for (let offset = 13; offset + 11 <= flv.length; ) {
+    const end = offset + 11 + flv.readUIntBE(offset + 1, 3) + 4;
+    if (end > flv.length) break;
+    if (flv[offset] === 9) count += 1;
+    offset = end;
+  }
+  return count;
+}
 
 const acceptOnly = (key: string) => (streamKey: string): PublishDecision =>
   streamKey === key ? { accept: true } : { accept: false, reason: 'unknown stream key' };
@@ -201,6 +213,45 @@ describe('startRtmpServer', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await firstVideoTime(), 'a later reader starts at the last keyframe').toBeGreaterThan(2);
     publisher.close('done');
+  }, 40_000);
+
+  it("passes a publisher's burst on to a reader at once, however many messages it holds", async () => {
+    // An encoder behind a jittery link, or the SRT relay (~13 messages every 165 ms), sends in
+    // bursts. NMS batches writes to readers by tens under a cork; a burst used to leave the batch
+    // corked until the next burst, so the packager got its input in lumps up to 1.5 s apart.
+    const key = newKey();
+    const { recorder, url } = await startServer(acceptOnly(key));
+    const flv = join(scratchCwd, '..', `burst-${randomUUID()}.flv`);
+    const made = await run('ffmpeg', ['-hide_banner', '-nostdin', '-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440', '-t', '4', ...H264, ...AAC, '-f', 'flv', flv]).exited;
+    expect(made.code, made.stderr).toBe(0);
+    const bytes = readFileSync(flv);
+    rmSync(flv);
+    const firstBurst = bytes.subarray(0, Math.floor(bytes.length / 2));
+    const framesInFirstBurst = flvVideoTagsIn(firstBurst);
+
+    const reader = new NodeRtmpClient(url(`/app/${key}`));
+    const videoArrivals: number[] = [];
+    reader.on('video', () => videoArrivals.push(Date.now()));
+    reader.startPull();
+    const relay = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-analyzeduration', '500000', '-f', 'flv', '-i', 'pipe:0', '-c', 'copy', '-f', 'flv', url(`/app/${key}`)], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.add(relay);
+    // Killed below with its input possibly unread.
+    relay.stdin.on('error', () => undefined);
+    try {
+      relay.stdin.write(firstBurst);
+      const writtenAt = Date.now();
+      await waitFor(() => recorder.published[0], 10_000, 'onPublish');
+      // The second half waits until the reader has had time for the first.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const inTime = videoArrivals.filter((at) => at < writtenAt + 2_000).length;
+      // ffmpeg keeps a frame or two of the burst for its own interleaving; the server keeps none.
+      expect(inTime, `${inTime} of the burst's ${framesInFirstBurst} video frames reached the reader within 2 s`).toBeGreaterThanOrEqual(framesInFirstBurst - 5);
+      relay.stdin.end(bytes.subarray(firstBurst.length));
+    } finally {
+      reader.stop();
+      relay.kill('SIGKILL');
+      children.delete(relay);
+    }
   }, 40_000);
 
   it('ends the publish when the encoder unpublishes at the end of its input', async () => {
