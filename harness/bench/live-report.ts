@@ -19,6 +19,10 @@ import { formatMs, formatRatio, median, round } from '../stats';
 const cell = (value: string | number | null | undefined) => (value === null || value === undefined ? 'n/a' : String(value));
 const table = (header: string[], rows: Array<Array<string | number | null | undefined>>): string =>
   [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- ').join('|')}|`, ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`)].join('\n');
+
+/** What a report section says of a case that did not run or failed. */
+const notMeasured = (outcome: { status: 'error'; error: string } | { status: 'skipped'; reason: string }): string =>
+  `Not measured: ${outcome.status === 'error' ? outcome.error : outcome.reason}.`;
 const seconds = (value: number | null | undefined, digits = 2) => (value === null || value === undefined ? 'n/a' : `${round(value, digits)} s`);
 const perSecond = (value: number | null | undefined) => (value === null || value === undefined ? 'n/a' : `${round(value, 3)}`);
 const check = (pass: boolean | null) => (pass === null ? '' : pass ? ' ✅' : ' ❌');
@@ -122,7 +126,7 @@ const renderSimulcast = (value: LiveResult): string[] => {
           `each restream (the server's ffmpeg copying the broadcast to one target) used ${simulcast.value.restreamCpuPerSecond.join(', ')} CPU-s/s over ` +
           `${simulcast.value.windowSeconds} s (limit ${SIMULCAST_CPU_PER_TARGET_LIMIT}, against the receivers that announce their chunk size as ingest servers do; ` +
           `an ffmpeg listener leaves RTMP's 128-byte chunks).${simulcast.value.skipped ? ` Not run: ${simulcast.value.skipped}.` : ''}`
-      : `Not measured: ${simulcast.status === 'error' ? simulcast.error : simulcast.reason}.`,
+      : notMeasured(simulcast),
   );
   return parts;
 };
@@ -164,7 +168,7 @@ const slateMethod = (value: LiveResult, slate: LiveSlateResult): string =>
 const renderSlate = (value: LiveResult): string[] => {
   const parts = ['### Reconnect slates: a publisher gap inside the reconnect window (720p30)'];
   const outcome = value.slate;
-  if (outcome.status !== 'ok') return [...parts, `Not measured: ${outcome.status === 'error' ? outcome.error : outcome.reason}.`];
+  if (outcome.status !== 'ok') return [...parts, notMeasured(outcome)];
   const slate = outcome.value;
   parts.push(
     table(
@@ -224,7 +228,7 @@ const captionsMethod = (captions: LiveCaptionsResult): string =>
 const renderCaptions = (value: LiveResult): string[] => {
   const parts = ['### Generated live captions (festival speech, 720p30)'];
   const outcome = value.captions;
-  if (outcome.status !== 'ok') return [...parts, `Not measured: ${outcome.status === 'error' ? outcome.error : outcome.reason}.`];
+  if (outcome.status !== 'ok') return [...parts, notMeasured(outcome)];
   parts.push(
     table(
       [
@@ -366,7 +370,7 @@ const hostileChecks = (hostile: LiveHostileResult): Array<Array<string | number 
 const renderHostile = (value: LiveResult): string[] => {
   const parts = ['### Hostile input while a broadcast is watched (720p30)'];
   const outcome = value.hostile;
-  if (outcome.status !== 'ok') return [...parts, `Not measured: ${outcome.status === 'error' ? outcome.error : outcome.reason}.`];
+  if (outcome.status !== 'ok') return [...parts, notMeasured(outcome)];
   const hostile = outcome.value;
   parts.push(
     table(

@@ -23,17 +23,17 @@ const common = {
   logLevel: 'warning',
 };
 
-await build({ ...common, entryPoints: [path.join(root, 'lib', 'server', 'main.ts')], outfile: SERVER_BUNDLE });
-// The playback workers the server forks (lib/server/playback-workers.ts looks for it next to itself).
+// One pass for the three programs that plain `node` runs: the server, the playback workers it forks
+// (lib/server/playback-workers.ts looks for them next to itself) and the CLI. The CLI's bundle is
+// for the test harness: `npm run keyframe` runs the sources under tsx (always current, ~3 s of CPU
+// to start), while the e2e suite's hundred-odd token and webhook commands run the bundle.
 await build({
   ...common,
-  entryPoints: [path.join(root, 'lib', 'server', 'playback-worker.ts')],
-  outfile: path.join(path.dirname(SERVER_BUNDLE), 'playback-worker.mjs'),
-});
-// The CLI, for the test harness: `npm run keyframe` runs the sources under tsx (always current, ~3 s
-// of CPU to start), while the e2e suite's hundred-odd token and webhook commands run this bundle.
-await build({
-  ...common,
-  entryPoints: [path.join(root, 'lib', 'cli', 'keyframe.ts')],
-  outfile: path.join(path.dirname(SERVER_BUNDLE), 'cli.mjs'),
+  entryPoints: {
+    server: path.join(root, 'lib', 'server', 'main.ts'),
+    'playback-worker': path.join(root, 'lib', 'server', 'playback-worker.ts'),
+    cli: path.join(root, 'lib', 'cli', 'keyframe.ts'),
+  },
+  outdir: path.dirname(SERVER_BUNDLE),
+  outExtension: { '.js': '.mjs' },
 });
