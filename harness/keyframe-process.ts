@@ -1,20 +1,17 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../lib/server/node-flags';
 import { freePort } from './free-port.mjs';
 import { CLI_BUNDLE, CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
-import { killTreeSync, ownDirectory, releaseDirectory, spawnTracked } from './processes';
+import { killTreeSync, ownDirectory, releaseDirectory, runCommand, spawnTracked } from './processes';
 
 // Starts one real Keyframe server process (the server bundle `npm start` runs) on a free port with a
 // fresh DATA_DIR (and, when the caller hands it one, a fresh database), and stops them again: the
 // one launcher of the e2e tests and the benchmark. Every process is started in its own process
 // group (tracked by processes.ts, so the harness's exit takes it down) and `kill9()` takes down the
 // server *and* any ffmpeg it runs, exactly like a crash or an OOM kill.
-
-const execFileAsync = promisify(execFile);
 
 /** `undefined` removes the variable from the server's environment. */
 export type EnvOverrides = Record<string, string | undefined>;
@@ -71,6 +68,28 @@ const KEYFRAME_VARIABLES = [
 ];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** "<status> <body>" of one health request, given up after 2 s whatever the fetch does with its signal. */
+const probeHealth = async (url: string): Promise<string> => {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`no answer from ${url} within 2 s`));
+    }, 2_000);
+  });
+  const answer = (async () => {
+    const response = await fetch(url, { signal: controller.signal });
+    return `${response.status} ${(await response.text()).slice(0, 300)}`;
+  })();
+  answer.catch(() => undefined);
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 export class KeyframeProcess {
   readonly label: string;
@@ -326,12 +345,18 @@ export class KeyframeProcess {
   async cli(args: string[]): Promise<unknown> {
     // The build's bundle when there is one (the e2e suite always has it, as it has the server's).
     const [command, entry] = existsSync(CLI_BUNDLE) ? [process.execPath, CLI_BUNDLE] : [TSX_BIN, CLI_ENTRY];
-    const { stdout } = await execFileAsync(command, [entry, ...args, '--json'], {
-      cwd: REPO_ROOT,
-      env: this.env,
-      timeout: this.profile.cliTimeoutMs,
-    });
-    const lastLine = stdout.trim().split('\n').at(-1) ?? '';
+    // Its own process group, killed whole at the deadline: execFile's timeout signals the child
+    // alone and then waits for its pipes to close, which a stuck grandchild can hold open for good.
+    const timeoutMs = this.profile.cliTimeoutMs;
+    const result = await runCommand(command, [entry, ...args, '--json'], { cwd: REPO_ROOT, env: this.env, timeoutMs });
+    const lastLine = result.stdout.trim().split('\n').at(-1) ?? '';
+    const failure =
+      result.signal !== null ? `was killed (${result.signal}) after ${Math.round(result.wallMs)} ms (limit ${timeoutMs} ms)` : result.code !== 0 ? `exited with ${result.code}` : undefined;
+    if (failure) {
+      // Shaped like execFile's error (code, signal, stdout, stderr), for callers that inspect it.
+      const { code, signal, stdout, stderr } = result;
+      throw Object.assign(new Error(`keyframe ${args.join(' ')} ${failure}: ${lastLine}\n${stderr.slice(-2_000)}`), { code, signal, stdout, stderr });
+    }
     return JSON.parse(lastLine) as unknown;
   }
 
@@ -371,10 +396,8 @@ export class KeyframeProcess {
         );
       }
       try {
-        const response = await fetch(this.url('/api/health'), { signal: AbortSignal.timeout(2_000) });
-        const body = await response.text();
-        last = `${response.status} ${body.slice(0, 300)}`;
-        if (mode === 'responding' || response.status === 200) return;
+        last = await probeHealth(this.url('/api/health'));
+        if (mode === 'responding' || last.startsWith('200 ')) return;
       } catch (error) {
         last = error instanceof Error ? error.message : String(error);
       }

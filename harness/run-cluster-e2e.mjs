@@ -25,16 +25,22 @@ for (const service of SERVICES) {
 }
 // The api project runs (it is also the suite's PostgreSQL run) but for the specs whose outcome
 // depends neither on the nodes nor on the database: request validation answered before any storage
-// (errors) and what ffprobe makes of broken inputs (ingest-failures). Of the playback project,
-// the specs where several nodes change the outcome: a segment, image, audio or text track made on
-// one node and served by another through the bucket, the segment lock, a change (signing key,
-// restriction, deletion) every node must hear of, an upload or a player spread over the nodes.
-// What a single encode produces (ladders, playlists' syntax, watermarks, byte-identical re-encodes,
-// steering under load, segments splicing gaplessly) does not depend on the node that made it, and is
-// left to the default run; text tracks through the bucket are api/text-tracks.spec's.
+// (errors), what ffprobe makes of broken inputs (ingest-failures), one process's own readiness probe
+// (health), one process restarted on its DATA_DIR (restart: the cluster's restarts, of an app node
+// and of the worker, are api/cluster.spec's), the scores of one encode (quality-report), a webhook
+// receiver's retries and one process's SIGTERM (webhooks: delivery exactly once by several nodes is
+// api/cluster.spec's) and an upload's validation and limits (uploads: chunks spread over the nodes
+// are api/cluster.spec's and playback/upchunk.spec's). Of the playback project, the specs where
+// several nodes change the outcome: a segment, image, audio or text track made on one node and
+// served by another through the bucket, the segment lock, a change (signing key, restriction,
+// deletion) every node must hear of, an upload or a player spread over the nodes. What a single
+// encode produces (ladders, playlists' syntax, watermarks, byte-identical re-encodes, steering under
+// load, segments splicing gaplessly, one process's encoders and counters) does not depend on the node
+// that made it, and is left to the default run; text tracks through the bucket are
+// api/text-tracks.spec's. Each spec file starts a cluster of its own (~15–25 s on two loaded
+// cores), so a spec only runs here for what a cluster can change.
 const CLUSTER_PLAYBACK_SPECS = [
   'jit',
-  'jit-pressure',
   'images',
   'signed-playback',
   'audio-tracks',
@@ -43,11 +49,10 @@ const CLUSTER_PLAYBACK_SPECS = [
   'player',
   'player-analytics',
   'upchunk',
-  'metrics',
 ];
 const specFilter = (project, name) => `e2e/${project}/${name}\\.spec\\.ts$`;
 // File filters first: --project takes every value after it.
-const API_SPECS_LEFT_TO_THE_DEFAULT_RUN = new Set(['errors', 'ingest-failures']);
+const API_SPECS_LEFT_TO_THE_DEFAULT_RUN = new Set(['errors', 'ingest-failures', 'health', 'restart', 'quality-report', 'webhooks', 'uploads']);
 const clusterApiSpecs = readdirSync(new URL('../e2e/api/', import.meta.url))
   .filter((file) => file.endsWith('.spec.ts'))
   .map((file) => file.slice(0, -'.spec.ts'.length))

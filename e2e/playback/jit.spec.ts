@@ -65,6 +65,8 @@ test.describe('(a) nothing is encoded before it is asked for', () => {
 });
 
 test.describe('(b, c) concurrent and interrupted encodes', () => {
+  // Hooks do not run for a describe skipped here: no cluster is started for nothing.
+  test.skip(isCluster(), 'watches and kills the ffmpeg children of the one server process (/proc); e2e/api/cluster.spec.ts counts encodes across nodes from /metrics');
   let server: KeyframeServer;
   let api: Api;
   let asset: PlayableAsset;
@@ -80,7 +82,6 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
   test.afterAll(async () => disposeKeyframe(server));
 
   test('(b) 20 simultaneous requests for one cold segment: all 200, identical bytes, exactly one ffmpeg encode', async ({}, testInfo) => {
-  test.skip(isCluster(), 'counts the ffmpeg children of the one server process (/proc); e2e/api/cluster.spec.ts counts encodes across nodes from /metrics');
     // The last segment: prefetch has nothing after it, so every encode of this rung is for it.
     const index = top.playlist.segments.length - 1;
     const url = top.playlist.segments[index]!.url;
@@ -123,7 +124,6 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
   });
 
   test("a starting viewer's init segment comes from its segment 0's encode as soon as ffmpeg has written it, while that segment still encodes", async ({}, testInfo) => {
-  test.skip(isCluster(), 'watches the ffmpeg children of the one server process (/proc)');
     // A player leaves the init out of its bandwidth estimate: an init answered only with segment 0
     // made that segment look instant, and players climbed on the strength of it.
     const multivariant = await loadMultivariant(multivariantUrl(server, asset.playbackId));
@@ -158,7 +158,6 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
   });
 
   test('(c) kill -9 of the ffmpeg encoding a cold segment: 5xx or a complete retry, no partial file, next request works', async ({}, testInfo) => {
-  test.skip(isCluster(), 'kills an ffmpeg child of the one server process (/proc) and checks its DATA_DIR');
     // A full-length (4 s) cold segment near the end, encoded at 1080p so it runs for a while.
     const index = top.playlist.segments.length - 2;
     const segment = top.playlist.segments[index]!;
@@ -223,7 +222,6 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
   });
 
   test('a viewer switching rungs stops the unwatched prefetch of the rung it left', async () => {
-  test.skip(isCluster(), 'watches the ffmpeg children of the one server process (/proc); a cluster spreads them over three nodes');
     // On 2 cores the prefetch left running beside a switch's cold segment is what made it late.
     const from = await loadRendition(server, asset, '540p');
     const to = await loadRendition(server, asset, '720p');
@@ -259,7 +257,6 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
   });
 
   test('a prefetch asked for by several requests of one viewer is not started again once the switch dropped it', async () => {
-  test.skip(isCluster(), 'watches the ffmpeg children of the one server process (/proc); a cluster spreads them over three nodes');
     // Segment index + 3 of the rung left is in the prefetch window of segments index, index + 1 and
     // index + 2: several callers share its encode. Dropping it must not make one of them start it
     // over (that encode then ran beside the cold segment of the rung the viewer switched to).
@@ -288,6 +285,7 @@ test.describe('(b, c) concurrent and interrupted encodes', () => {
 });
 
 test.describe('background rungs yield the CPU', () => {
+  test.skip(isCluster(), 'watches the ffmpeg children of the one server process (/proc); a cluster spreads them over three nodes');
   let server: KeyframeServer;
   test.beforeAll(async () => {
     server = await startKeyframe({ label: 'jit-background-priority' });
@@ -298,7 +296,6 @@ test.describe('background rungs yield the CPU', () => {
   // the CPU of the segment a viewer is waiting for. Each ffmpeg runs in a session of its own, so
   // with scheduler autogroups the session's nice value is the one that counts.
   test('the ffmpeg encoding a 2160p background segment runs at nice 19, its session too', async ({ playbackFixtures, playbackMedia }) => {
-  test.skip(isCluster(), 'watches the ffmpeg children of the one server process (/proc); a cluster spreads them over three nodes');
     test.setTimeout(120_000);
     const api = new Api(server.baseUrl, await server.createToken());
     await playbackFixtures.ensure('uhd2160p');

@@ -128,7 +128,7 @@ const checkMediaPlaylist = (
 
 type PlaylistCase = { title: string; fixture: PlaybackFixtureName };
 const cases: PlaylistCase[] = [
-  { title: '1080p + audio', fixture: 'landscape1080p' },
+  { title: '1080p + audio', fixture: 'landscape1080p6s' },
   { title: 'audio only', fixture: 'audioOnly' },
   { title: 'video only', fixture: 'videoOnly' },
 ];

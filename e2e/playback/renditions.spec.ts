@@ -102,7 +102,7 @@ type Case = {
 };
 
 const syntheticCases: Case[] = [
-  { title: '1080p 10 s (plus, default tier) → 270p…1080p', fixture: 'landscape1080p', settings: {} },
+  { title: '1080p 6 s (plus, default tier) → 270p…1080p', fixture: 'landscape1080p6s', settings: {} },
   {
     title: '4K 3 s with max_resolution_tier 2160p → 270p…2160p once the background encodes finish',
     fixture: 'uhd2160p',
@@ -117,8 +117,8 @@ const syntheticCases: Case[] = [
   { title: 'audio-only M4A → a single mp4a.40.2 variant', fixture: 'audioOnly', settings: {} },
   { title: 'video only (no audio track) → no EXT-X-MEDIA, avc1 only', fixture: 'videoOnly', settings: {} },
   // The tier picks the rungs; each is made by the same filter chain as the default tier's 1080p case.
-  { title: 'baseline (basic) 1080p → 360p…1080p only', fixture: 'landscape1080p', settings: { tier: 'baseline' }, play: 'ends' },
-  { title: 'premium 1080p → the same 270p…1080p rungs as plus', fixture: 'landscape1080p', settings: { tier: 'premium' }, play: 'ends' },
+  { title: 'baseline (basic) 1080p → 360p…1080p only', fixture: 'landscape1080p6s', settings: { tier: 'baseline' }, play: 'ends' },
+  { title: 'premium 1080p → the same 270p…1080p rungs as plus', fixture: 'landscape1080p6s', settings: { tier: 'premium' }, play: 'ends' },
 ];
 
 test.describe('synthetic sources', () => {
@@ -154,9 +154,9 @@ test.describe('tier caps and playback modifiers', () => {
     playbackFixtures,
     playbackMedia,
   }) => {
-    const source = await sourceInfo(await playbackFixtures.ensure('landscape1080p'));
-    const { playbackId } = await assetFor(`landscape1080p:${JSON.stringify({})}`, () =>
-      createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('landscape1080p'))),
+    const source = await sourceInfo(await playbackFixtures.ensure('landscape1080p6s'));
+    const { playbackId } = await assetFor(`landscape1080p6s:${JSON.stringify({})}`, () =>
+      createPlayableAsset(api, playbackMedia.fileUrl(playbackFixtures.file('landscape1080p6s'))),
     );
     const full = await loadMultivariant(multivariantUrl(server, playbackId));
     const names = (playlist: LoadedMultivariant) => playlist.video.map((variant) => variant.name).sort((a, b) => parseInt(a) - parseInt(b));

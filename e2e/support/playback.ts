@@ -47,6 +47,11 @@ export const PLAYBACK_FIXTURES = {
     why: '1920x1080 30 fps H.264 + AAC stereo 48 kHz, 10 s',
     make: ffmpegTo([...testsrc2('1920x1080', 10), ...sine(10), ...x264(), ...aacStereo, '-movflags', '+faststart']),
   },
+  landscape1080p6s: {
+    file: 'pb_testsrc2_1920x1080_30fps_sine_6s.mp4',
+    why: '1920x1080 30 fps H.264 + AAC stereo 48 kHz, 6 s: three segments of every rung, for specs that encode the whole 1080p ladder',
+    make: ffmpegTo([...testsrc2('1920x1080', 6), ...sine(6), ...x264(), ...aacStereo, '-movflags', '+faststart']),
+  },
   uhd2160p: {
     file: 'pb_testsrc2_3840x2160_30fps_sine_3s.mp4',
     why: '3840x2160 30 fps H.264 + AAC, 3 s',
