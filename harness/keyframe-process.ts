@@ -3,6 +3,7 @@ import { createWriteStream, existsSync, mkdtempSync, type WriteStream } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../lib/server/node-flags';
+import { withTimeout } from '../lib/utils/with-timeout';
 import { freePort } from './free-port.mjs';
 import { CLI_BUNDLE, CLI_ENTRY, REPO_ROOT, SERVER_BUNDLE, TSX_BIN } from './paths';
 import { killTreeSync, ownDirectory, releaseDirectory, runCommand, spawnTracked } from './processes';
@@ -70,25 +71,14 @@ const KEYFRAME_VARIABLES = [
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** "<status> <body>" of one health request, given up after 2 s whatever the fetch does with its signal. */
-const probeHealth = async (url: string): Promise<string> => {
+const probeHealth = (url: string): Promise<string> => {
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error(`no answer from ${url} within 2 s`));
-    }, 2_000);
-  });
   const answer = (async () => {
     const response = await fetch(url, { signal: controller.signal });
     return `${response.status} ${(await response.text()).slice(0, 300)}`;
   })();
-  answer.catch(() => undefined);
-  try {
-    return await Promise.race([answer, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  answer.catch(() => undefined); // settled after the deadline: nobody awaits it any more
+  return withTimeout(answer, 2_000, `no answer from ${url} within 2 s`).finally(() => controller.abort());
 };
 
 export class KeyframeProcess {
