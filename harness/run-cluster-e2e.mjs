@@ -68,6 +68,8 @@ const DEFAULT_ARGS = [
   '--project',
   'playback',
   '--project',
+  'playback-realtime',
+  '--project',
   'live',
 ];
 
