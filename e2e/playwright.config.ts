@@ -5,12 +5,6 @@ import { chromiumLaunchOptions } from '../harness/chromium';
 // A separate pass (E2E_RUN_NAME=chaos, the cluster run's last) keeps its artifacts and report apart.
 const runName = process.env.E2E_RUN_NAME ? `-${process.env.E2E_RUN_NAME}` : '';
 
-// Playback specs that measure in real time (stalls, ABR choices, playing time) in Chromium: their
-// tests take the machine to themselves (the 'exclusive' CPU lock of e2e/support/cpu-lock.ts).
-const REALTIME_PLAYBACK_SPECS = ['abr-choices', 'audio-track-switch', 'player', 'player-analytics', 'player-page', 'steering'].map(
-  (name) => `**/${name}.spec.ts`,
-);
-
 export default defineConfig({
   testDir: '.',
   outputDir: `.artifacts/results${runName}`,
@@ -43,7 +37,6 @@ export default defineConfig({
       name: 'playback',
       testDir: './playback',
       testMatch: '**/*.spec.ts',
-      testIgnore: REALTIME_PLAYBACK_SPECS,
       timeout: 180_000,
       use: { launchOptions: chromiumLaunchOptions },
     },
@@ -54,18 +47,6 @@ export default defineConfig({
       testDir: './live',
       testMatch: '**/*.spec.ts',
       timeout: 240_000,
-      use: { launchOptions: chromiumLaunchOptions },
-    },
-    {
-      // The real-time playback specs, one worker at a time, after the encoding and live specs:
-      // Playwright runs a project's files in the order projects are listed, so the other worker runs
-      // the dashboard's (light) specs meanwhile instead of idling on the CPU lock, as it did when
-      // these specs were mixed with the encoding ones (7 worker-minutes of lock waits per run).
-      name: 'playback-realtime',
-      testDir: './playback',
-      testMatch: REALTIME_PLAYBACK_SPECS,
-      workers: 1,
-      timeout: 180_000,
       use: { launchOptions: chromiumLaunchOptions },
     },
     {

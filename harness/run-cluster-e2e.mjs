@@ -68,8 +68,6 @@ const DEFAULT_ARGS = [
   '--project',
   'playback',
   '--project',
-  'playback-realtime',
-  '--project',
   'live',
 ];
 
